@@ -1,0 +1,116 @@
+"""Win rates of the scripted heuristic and of random legal play.
+
+    python -m envs.baselines --env wok_star_v0 --games 200
+    python -m envs.baselines --env frying_master_v0 --games 200 --players 2
+
+Cooperative games (``SUMMARY["kind"] == "cooperative"``): a team of
+heuristic chefs and a team of random chefs each play ``--games`` seeded games
+per configuration; the win rate is the share of games the team won.
+
+Competitive games: one heuristic seat against random opponents, the seat
+rotating over all positions game by game; the heuristic's win rate counts a
+shared victory among k winners as 1/k of a win. The random row is one random
+seat in the same games (its fair share is 1/players).
+
+Results come with Wilson 95% confidence intervals. Output is a markdown
+table (and ``--json`` writes the figures).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import math
+import sys
+import time
+from typing import Any
+
+import envs
+from envs.core.play import play_episode
+from envs.core.policy import RandomLegalPolicy
+
+
+def wilson(successes: float, n: int, z: float = 1.96) -> tuple[float, float]:
+    if n == 0:
+        return (0.0, 0.0)
+    p = successes / n
+    d = 1 + z * z / n
+    c = (p + z * z / (2 * n)) / d
+    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
+    return (max(0.0, c - h), min(1.0, c + h))
+
+
+def _share(outcome: dict, agent: str) -> float:
+    w = outcome.get("winners", [])
+    return 1.0 / len(w) if agent in w else 0.0
+
+
+def evaluate_config(cfg: envs.EnvConfiguration, games: int, seed0: int = 0) -> dict[str, Any]:
+    m = cfg.module()
+    env = cfg.parallel_env()
+    agents = env.possible_agents
+    coop = m.SUMMARY["kind"] == "cooperative"
+    res: dict[str, Any] = {"config": cfg.name, "games": games}
+    if coop:
+        for label, make in (("heuristic", lambda: m.HeuristicPolicy()), ("random", lambda: RandomLegalPolicy())):
+            pol = make()
+            wins = 0
+            scores = []
+            for g in range(games):
+                r = play_episode(env, {a: pol for a in agents}, seed=seed0 + g)
+                wins += bool(r.winners)
+                scores.append(sum(r.outcome.get("scores", {}).values()) / max(1, len(agents)))
+            res[label] = {"win_rate": wins / games, "ci95": wilson(wins, games), "mean_score": sum(scores) / games}
+    else:
+        h_wins = r_wins = 0.0
+        for g in range(games):
+            seat = agents[g % len(agents)]
+            other = agents[(g + 1) % len(agents)]
+            heur = m.HeuristicPolicy()
+            rnd = RandomLegalPolicy()
+            pols = {a: (heur if a == seat else rnd) for a in agents}
+            r = play_episode(env, pols, seed=seed0 + g)
+            h_wins += _share(r.outcome, seat)
+            r_wins += _share(r.outcome, other)
+        res["heuristic"] = {"win_rate": h_wins / games, "ci95": wilson(h_wins, games)}
+        res["random"] = {"win_rate": r_wins / games, "ci95": wilson(r_wins, games)}
+    return res
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m envs.baselines", description=__doc__.split("\n\n")[0])
+    p.add_argument("--env", required=True, choices=list(envs.ENV_IDS))
+    p.add_argument("--games", type=int, default=200)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
+                   help="only configurations whose option KEY equals VALUE (repeatable)")
+    p.add_argument("--json", help="write the results to this file")
+    args = p.parse_args(argv)
+    want = {}
+    for kv in args.set:
+        k, _, v = kv.partition("=")
+        want[k] = v
+    cfgs = [c for c in envs.test_configurations(args.env)
+            if all(str(c.kwargs.get(k)) == v for k, v in want.items())]
+    if not cfgs:
+        print(f"no configuration of {args.env} matches {want}", file=sys.stderr)
+        return 2
+    out = []
+    print("| configuration | heuristic win rate (95% CI) | random win rate (95% CI) | games | seconds |")
+    print("|---|---|---|---|---|")
+    for cfg in cfgs:
+        t = time.perf_counter()
+        r = evaluate_config(cfg, args.games, args.seed)
+        r["seconds"] = time.perf_counter() - t
+        out.append(r)
+        h, rd = r["heuristic"], r["random"]
+        print(f"| {cfg.name} | {h['win_rate']:.1%} ({h['ci95'][0]:.1%}-{h['ci95'][1]:.1%}) | "
+              f"{rd['win_rate']:.1%} ({rd['ci95'][0]:.1%}-{rd['ci95'][1]:.1%}) | {args.games} | {r['seconds']:.0f} |", flush=True)
+    if args.json:
+        with open(args.json, "w") as f:
+            json.dump(out, f, indent=2)
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

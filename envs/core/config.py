@@ -1,0 +1,141 @@
+"""Validated constructor options.
+
+Every environment declares its keyword options as a :class:`ConfigSpec`.
+``ConfigSpec.resolve(kwargs)`` fills defaults and raises :class:`ConfigError`
+for an unknown keyword (listing every allowed keyword) or a bad value (listing
+what is allowed for that keyword). The same table renders the options section
+of the docs, so the docs cannot drift from the code.
+"""
+
+from __future__ import annotations
+
+import numbers
+from dataclasses import dataclass
+from types import MappingProxyType
+from typing import Any, Iterable, Mapping
+
+from envs.core.errors import ConfigError
+
+_MISSING = object()
+
+
+@dataclass(frozen=True)
+class Option:
+    """One keyword option.
+
+    Exactly one way of checking applies: ``choices`` (a finite set of allowed
+    values), or ``kind`` ("int", "float", "bool", "str") with optional
+    ``low``/``high`` bounds (inclusive). ``allow_none`` accepts ``None`` too.
+    """
+
+    name: str
+    default: Any
+    doc: str
+    choices: tuple | None = None
+    kind: str | None = None
+    low: float | None = None
+    high: float | None = None
+    allow_none: bool = False
+
+    def allowed_text(self) -> str:
+        if self.choices is not None:
+            return "one of " + ", ".join(repr(c) for c in self.choices)
+        parts = {"int": "an integer", "float": "a number", "bool": "True or False", "str": "a string"}.get(
+            self.kind or "", "any value"
+        )
+        if self.low is not None and self.high is not None:
+            parts += f" in [{self.low}, {self.high}]"
+        elif self.low is not None:
+            parts += f" >= {self.low}"
+        elif self.high is not None:
+            parts += f" <= {self.high}"
+        if self.allow_none:
+            parts += " or None"
+        return parts
+
+    def check(self, value: Any, owner: str) -> Any:
+        """Return the (normalised) value or raise ConfigError."""
+
+        def bad() -> ConfigError:
+            return ConfigError(
+                f"{owner}: option {self.name}={value!r} is not allowed; allowed: {self.allowed_text()}"
+            )
+
+        if value is None:
+            if self.allow_none or (self.choices is not None and None in self.choices):
+                return None
+            raise bad()
+        if self.choices is not None:
+            for c in self.choices:
+                if type(c) is type(value) and c == value:
+                    return c
+                if isinstance(c, numbers.Integral) and not isinstance(c, bool) and isinstance(
+                    value, numbers.Integral
+                ) and not isinstance(value, bool) and int(value) == c:
+                    return c
+            raise bad()
+        if self.kind == "bool":
+            if isinstance(value, bool):
+                return value
+            raise bad()
+        if self.kind == "int":
+            if isinstance(value, bool) or not isinstance(value, numbers.Integral):
+                raise bad()
+            value = int(value)
+        elif self.kind == "float":
+            if isinstance(value, bool) or not isinstance(value, numbers.Real):
+                raise bad()
+            value = float(value)
+            if value != value:  # NaN
+                raise bad()
+        elif self.kind == "str":
+            if not isinstance(value, str):
+                raise bad()
+        if self.low is not None and value < self.low:
+            raise bad()
+        if self.high is not None and value > self.high:
+            raise bad()
+        return value
+
+
+class ConfigSpec:
+    """An ordered set of :class:`Option` for one environment."""
+
+    def __init__(self, owner: str, options: Iterable[Option]):
+        self.owner = owner
+        self.options: dict[str, Option] = {}
+        for opt in options:
+            if opt.name in self.options:
+                raise ValueError(f"{owner}: option {opt.name!r} declared twice")
+            self.options[opt.name] = opt
+
+    def __add__(self, other: "ConfigSpec") -> "ConfigSpec":
+        return ConfigSpec(self.owner, list(self.options.values()) + list(other.options.values()))
+
+    def names(self) -> list[str]:
+        return list(self.options)
+
+    def defaults(self) -> dict[str, Any]:
+        return {k: o.default for k, o in self.options.items()}
+
+    def resolve(self, kwargs: Mapping[str, Any] | None = None) -> Mapping[str, Any]:
+        """Validate ``kwargs`` and return a read-only mapping with every option."""
+        kwargs = dict(kwargs or {})
+        unknown = [k for k in kwargs if k not in self.options]
+        if unknown:
+            allowed = "; ".join(f"{o.name} ({o.allowed_text()})" for o in self.options.values())
+            raise ConfigError(
+                f"{self.owner}: unknown option(s) {', '.join(map(repr, unknown))}; allowed options: {allowed}"
+            )
+        out = {}
+        for name, opt in self.options.items():
+            value = kwargs.get(name, opt.default)
+            out[name] = opt.check(value, self.owner)
+        return MappingProxyType(out)
+
+    def markdown(self) -> str:
+        lines = ["| option | default | allowed | meaning |", "|---|---|---|---|"]
+        for o in self.options.values():
+            doc = o.doc.replace("|", "\\|")
+            lines.append(f"| `{o.name}` | `{o.default!r}` | {o.allowed_text()} | {doc} |")
+        return "\n".join(lines)

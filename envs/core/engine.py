@@ -1,0 +1,341 @@
+"""The rules-engine protocol every game implements, without PettingZoo.
+
+A rules engine is a plain Python object holding the whole game state and one
+``numpy.random.Generator``. It answers which actions are legal for each agent
+(a flat index into the game's :class:`~envs.core.tables.ActionTable`), applies
+a *joint* action (one action per live agent: one tick of table time), and can
+be cloned and snapshotted to JSON and back, so planners, replays and tests can
+use it directly::
+
+    eng = WokStarEngine.new(config, seed=3)
+    while not eng.done:
+        joint = {a: policy(eng, a) for a in eng.live_agents()}
+        result = eng.step(joint)
+    snap = eng.to_dict()               # JSON-serialisable
+    same = WokStarEngine.from_dict(snap)
+
+Simultaneous actions are resolved by :class:`TickEngine` in a seeded random
+order; an action that no longer fits the state when its turn comes (another
+agent took the last card, say) is *blocked* and reported in
+``StepResult.blocked`` with the reason.
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import numbers
+from abc import ABC, abstractmethod
+from dataclasses import dataclass, field
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+
+from envs.core.errors import IllegalActionError, SnapshotError
+from envs.core.seeding import make_rng, rng_from_dict, rng_to_dict
+from envs.core.tables import ActionTable
+
+NOOP = ActionTable.NOOP
+
+
+@dataclass
+class StepResult:
+    """What one tick did.
+
+    ``rewards``: per agent, this tick. ``blocked``: agent -> why its (legal at
+    submission) action could not take effect after earlier agents' actions in
+    the resolution order. ``order``: the seeded order actions were applied in.
+    ``events``: readable log lines. ``info``: extra per-agent data (JSON-able)
+    that the adapter merges into ``infos``.
+    """
+
+    rewards: dict[str, float]
+    blocked: dict[str, str] = field(default_factory=dict)
+    order: list[str] = field(default_factory=list)
+    events: list[str] = field(default_factory=list)
+    info: dict[str, dict] = field(default_factory=dict)
+
+    @classmethod
+    def empty(cls, agents) -> "StepResult":
+        return cls(rewards={a: 0.0 for a in agents})
+
+    def reward_all(self, amount: float) -> None:
+        for a in self.rewards:
+            self.rewards[a] += amount
+
+
+class GameEngine(ABC):
+    """Base of every rules engine.
+
+    Subclasses set ``ENGINE_NAME`` and implement the classmethods
+    ``agent_ids`` and ``action_table``, and ``_setup`` (a new game),
+    ``_compute_mask``, ``why_illegal``, ``_resolve`` (apply a validated joint
+    action), ``done``, ``state_dict`` and ``load_state_dict``; optionally
+    ``outcome``. The snapshot wraps ``state_dict()`` with the engine name,
+    version, config, tick and rng state. ``config`` is the engine's part of
+    the env config (plain JSON-able values).
+    """
+
+    ENGINE_NAME: ClassVar[str] = "abstract"
+    SNAPSHOT_VERSION: ClassVar[int] = 1
+
+    # ------------------------------------------------------------------ construction
+    def __init__(self, config: Mapping[str, Any], rng: np.random.Generator):
+        self._init_common(dict(config), rng, 0)
+        self._setup()
+
+    @classmethod
+    def new(cls, config: Mapping[str, Any], seed: int | None = None) -> "GameEngine":
+        """A fresh game with a generator seeded by ``seed``."""
+        return cls(config, make_rng(seed))
+
+    def _init_common(self, config: dict, rng: np.random.Generator, tick: int) -> None:
+        self.config = config
+        self.rng = rng
+        self.tick = tick
+        self._mask_cache: dict[str, np.ndarray] = {}
+        self.agents: tuple[str, ...] = tuple(type(self).agent_ids(config))
+        self.actions = type(self).action_table(config)
+
+    @classmethod
+    @abstractmethod
+    def agent_ids(cls, config: Mapping[str, Any]) -> list[str]:
+        """Agent names for a config (known before any game is dealt)."""
+
+    @classmethod
+    @abstractmethod
+    def action_table(cls, config: Mapping[str, Any]) -> ActionTable:
+        """The flat action table for a config (cache it: it is called per engine)."""
+
+    @abstractmethod
+    def _setup(self) -> None:
+        """Deal a new game from ``self.config`` using ``self.rng``."""
+
+    # ------------------------------------------------------------------ legality
+    @abstractmethod
+    def _compute_mask(self, agent: str) -> np.ndarray:
+        """int8 mask over ``self.actions`` for ``agent`` in the current state."""
+
+    @abstractmethod
+    def why_illegal(self, agent: str, action: int) -> str:
+        """A short reason why ``action`` is not legal for ``agent`` now."""
+
+    def action_mask(self, agent: str) -> np.ndarray:
+        """The legal-action mask (cached until the state changes). Do not mutate."""
+        m = self._mask_cache.get(agent)
+        if m is None:
+            if self.done or agent not in self.agents:
+                m = self.actions.mask()
+            else:
+                m = np.asarray(self._compute_mask(agent), dtype=np.int8)
+            self._mask_cache[agent] = m
+        return m
+
+    def invalidate_masks(self) -> None:
+        """Call after any state change made outside ``step``."""
+        self._mask_cache.clear()
+
+    def legal_actions(self, agent: str) -> list[int]:
+        return [int(i) for i in np.flatnonzero(self.action_mask(agent))]
+
+    def live_agents(self) -> list[str]:
+        return [] if self.done else list(self.agents)
+
+    @property
+    @abstractmethod
+    def done(self) -> bool:
+        """True once the game is over (terminal state)."""
+
+    # ------------------------------------------------------------------ stepping
+    def check_action_type(self, agent: str, action: Any) -> int:
+        if isinstance(action, (bool, np.bool_)) or not isinstance(action, (numbers.Integral, np.integer)):
+            if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
+                action = int(action)
+            else:
+                raise IllegalActionError(
+                    agent, action, "?", f"an action must be an integer index in 0..{self.actions.n - 1}, got {type(action).__name__}"
+                )
+        a = int(action)
+        if not 0 <= a < self.actions.n:
+            raise IllegalActionError(agent, a, "?", f"index out of range: valid indices are 0..{self.actions.n - 1}")
+        return a
+
+    def validate(self, joint: Mapping[str, Any], illegal_action: str = "raise") -> tuple[dict[str, int], dict[str, str]]:
+        """Check a joint action against the current masks.
+
+        Returns ``(clean_joint, replaced)``: with ``illegal_action="noop"``,
+        illegal actions are replaced by ``noop`` and ``replaced[agent]`` says
+        why. With ``"raise"`` the first illegal action raises
+        :class:`IllegalActionError`. Nothing is applied either way.
+        """
+        if self.done:
+            raise IllegalActionError("-", "-", "-", "the game is over; start a new one")
+        live = self.live_agents()
+        unknown = [a for a in joint if a not in self.agents]
+        if unknown:
+            raise IllegalActionError(str(unknown[0]), joint[unknown[0]], "?", f"no such agent; agents are {list(self.agents)}")
+        missing = [a for a in live if a not in joint]
+        if missing:
+            raise IllegalActionError(
+                missing[0], None, "-", f"every live agent must submit an action each tick (missing: {missing}); use {NOOP} (noop) to wait"
+            )
+        clean: dict[str, int] = {}
+        replaced: dict[str, str] = {}
+        for agent in live:
+            raw = joint[agent]
+            try:
+                a = self.check_action_type(agent, raw)
+            except IllegalActionError:
+                if illegal_action == "noop":
+                    replaced[agent] = f"action {raw!r} is not an integer in 0..{self.actions.n - 1}"
+                    clean[agent] = NOOP
+                    continue
+                raise
+            if a != NOOP and not self.action_mask(agent)[a]:
+                reason = self.why_illegal(agent, a)
+                if illegal_action == "noop":
+                    replaced[agent] = f"{self.actions.name(a)}: {reason}"
+                    clean[agent] = NOOP
+                    continue
+                raise IllegalActionError(agent, a, self.actions.name(a), reason, self.actions.names(self.legal_actions(agent)))
+            clean[agent] = a
+        return clean, replaced
+
+    def step(self, joint: Mapping[str, Any]) -> StepResult:
+        """Apply one joint action (one tick). Raises before changing anything
+        if an action is illegal. ``noop`` (index 0) is always accepted: it is
+        what a player does by doing nothing."""
+        clean, _ = self.validate(joint, "raise")
+        return self.step_validated(clean)
+
+    def step_validated(self, joint: dict[str, int]) -> StepResult:
+        self._mask_cache.clear()
+        result = self._resolve(joint)
+        self._mask_cache.clear()
+        return result
+
+    @abstractmethod
+    def _resolve(self, joint: dict[str, int]) -> StepResult:
+        """Apply a validated joint action and advance one tick."""
+
+    def outcome(self) -> dict:
+        """The result so far, by convention::
+
+            {"winners": [agent, ...],      # cooperative: every agent, or none
+             "scores": {agent: float},     # the game's own score (VP, $, ...)
+             ...}                          # game-specific extras (JSON-able)
+
+        Meaningful once ``done``; training and evaluation read it."""
+        return {"winners": [], "scores": {a: 0.0 for a in self.agents}}
+
+    # ------------------------------------------------------------------ snapshots
+    @abstractmethod
+    def state_dict(self) -> dict:
+        """The game-specific state as JSON-able data (no numpy types)."""
+
+    @abstractmethod
+    def load_state_dict(self, state: dict) -> None:
+        """Restore the game-specific state (inverse of ``state_dict``)."""
+
+    def to_dict(self) -> dict:
+        """A JSON-serialisable snapshot of the whole engine, rng included."""
+        return {
+            "engine": self.ENGINE_NAME,
+            "version": self.SNAPSHOT_VERSION,
+            "config": copy.deepcopy(self.config),
+            "tick": self.tick,
+            "rng": rng_to_dict(self.rng),
+            "state": self.state_dict(),
+        }
+
+    @classmethod
+    def from_dict(cls, snapshot: Mapping[str, Any]) -> "GameEngine":
+        """Rebuild an engine from :meth:`to_dict` output.
+
+        Raises :class:`SnapshotError` for a snapshot of another engine or
+        version, or one whose content does not load.
+        """
+        if not isinstance(snapshot, Mapping):
+            raise SnapshotError(f"a snapshot must be a dict, got {type(snapshot).__name__}")
+        missing = [k for k in ("engine", "version", "config", "tick", "rng", "state") if k not in snapshot]
+        if missing:
+            raise SnapshotError(f"snapshot lacks {missing}")
+        if snapshot["engine"] != cls.ENGINE_NAME:
+            raise SnapshotError(f"snapshot is of engine {snapshot['engine']!r}, expected {cls.ENGINE_NAME!r}")
+        if snapshot["version"] != cls.SNAPSHOT_VERSION:
+            raise SnapshotError(
+                f"snapshot version {snapshot['version']!r} does not match engine version {cls.SNAPSHOT_VERSION}"
+            )
+        obj = cls.__new__(cls)
+        try:
+            obj._init_common(copy.deepcopy(dict(snapshot["config"])), rng_from_dict(snapshot["rng"]), int(snapshot["tick"]))
+            obj.load_state_dict(copy.deepcopy(snapshot["state"]))
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+            raise SnapshotError(f"corrupt {cls.ENGINE_NAME} snapshot: {type(e).__name__}: {e}") from e
+        return obj
+
+    def clone(self) -> "GameEngine":
+        """An independent deep copy (its own rng in the same state)."""
+        return type(self).from_dict(self.to_dict())
+
+    def to_json(self) -> str:
+        return json.dumps(self.to_dict(), sort_keys=True)
+
+    @classmethod
+    def from_json(cls, text: str) -> "GameEngine":
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as e:
+            raise SnapshotError(f"snapshot is not valid JSON: {e}") from e
+        return cls.from_dict(data)
+
+
+class TickEngine(GameEngine):
+    """A game played in ticks where all agents act at once.
+
+    ``_resolve`` runs, in order: ``begin_tick``; each non-noop action in a
+    seeded random order, skipping (blocking) any that ``conflict`` says can no
+    longer take effect; ``end_tick`` (timers, triggers, end checks). The tick
+    counter then advances.
+    """
+
+    def _resolve(self, joint: dict[str, int]) -> StepResult:
+        result = StepResult.empty(self.agents)
+        self.begin_tick(joint, result)
+        acting = [a for a in self.agents if joint.get(a, NOOP) != NOOP]
+        if len(acting) > 1:
+            acting = [acting[i] for i in self.rng.permutation(len(acting))]
+        result.order = list(acting)
+        for agent in acting:
+            action = joint[agent]
+            reason = self.conflict(agent, action)
+            if reason is not None:
+                result.blocked[agent] = reason
+                continue
+            self.apply(agent, action, result)
+            self._mask_cache.clear()
+        self.end_tick(joint, result)
+        self.tick += 1
+        return result
+
+    def begin_tick(self, joint: dict[str, int], result: StepResult) -> None:
+        """Hook before actions resolve (default: nothing)."""
+
+    def conflict(self, agent: str, action: int) -> str | None:
+        """None if ``action`` can still take effect now, else why not.
+
+        Default: re-check the mask against the state left by the actions
+        resolved earlier this tick.
+        """
+        if self.action_mask(agent)[action]:
+            return None
+        return "pre-empted by another player this tick: " + self.why_illegal(agent, action)
+
+    @abstractmethod
+    def apply(self, agent: str, action: int, result: StepResult) -> None:
+        """Apply one legal, non-noop action."""
+
+    def end_tick(self, joint: dict[str, int], result: StepResult) -> None:
+        """Hook after actions resolve: run clocks, check the end (default: nothing)."""

@@ -1,0 +1,45 @@
+"""Playing whole episodes with a policy per seat (used by reports, bench and eval)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any, Mapping
+
+from envs.core.policy import Policy
+from envs.core.tick_env import TickParallelEnv
+
+
+@dataclass
+class EpisodeResult:
+    seed: int | None
+    steps: int
+    terminated: bool
+    truncated: bool
+    returns: dict[str, float]
+    outcome: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def winners(self) -> list[str]:
+        return list(self.outcome.get("winners", []))
+
+
+def play_episode(env: TickParallelEnv, policies: Mapping[str, Policy], seed: int | None = None,
+                 max_steps: int | None = None) -> EpisodeResult:
+    """Play one episode; ``policies`` maps every agent to its policy."""
+    obs, _ = env.reset(seed=seed)
+    for i, p in enumerate(dict.fromkeys(policies.values())):
+        p.reset(None if seed is None else seed * 1000 + i)
+    returns = {a: 0.0 for a in env.possible_agents}
+    steps = 0
+    terminated = truncated = False
+    while env.agents:
+        actions = {a: policies[a].act(obs[a], a, env) for a in env.agents}
+        obs, rew, term, trunc, _ = env.step(actions)
+        steps += 1
+        for a, r in rew.items():
+            returns[a] += r
+        terminated = any(term.values())
+        truncated = any(trunc.values())
+        if max_steps is not None and steps >= max_steps:
+            break
+    return EpisodeResult(seed, steps, terminated, truncated, returns, env.engine.outcome())

@@ -1,0 +1,53 @@
+"""The policy protocol shared by baselines, heuristics and trained agents.
+
+A policy chooses one agent's action from that agent's observation (the
+``{"observation", "action_mask"}`` dict). Scripted policies may also read the
+env to plan, but only through information that agent could see at the table
+(each game's ``public_view``); they never read hidden cards or deck order.
+"""
+
+from __future__ import annotations
+
+from abc import ABC, abstractmethod
+from typing import Any
+
+import numpy as np
+
+from envs.core.seeding import make_rng
+
+
+class Policy(ABC):
+    """Chooses actions for any seat of one game."""
+
+    name: str = "policy"
+
+    def reset(self, seed: int | None = None) -> None:
+        """Called at the start of each episode."""
+
+    @abstractmethod
+    def act(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> int:
+        """One legal action index for ``agent``."""
+
+
+class RandomLegalPolicy(Policy):
+    """Uniformly random among the legal actions (the mask)."""
+
+    name = "random"
+
+    def __init__(self, seed: int | None = None):
+        self.rng = make_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = make_rng(seed)
+
+    def act(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError(f"{agent} has no legal action")
+        return int(legal[self.rng.integers(legal.size)])
+
+
+def random_legal_action(mask: np.ndarray, rng: np.random.Generator) -> int:
+    legal = np.flatnonzero(mask)
+    return int(legal[rng.integers(legal.size)])

@@ -1,0 +1,52 @@
+"""Random number generators: creation and JSON round-trip.
+
+Every game state owns exactly one :class:`numpy.random.Generator`; nothing in
+Kitchen Arena touches numpy's or Python's global random state.
+"""
+
+from __future__ import annotations
+
+import copy
+from typing import Any
+
+import numpy as np
+
+from envs.core.errors import SnapshotError
+
+
+def make_rng(seed: int | None) -> np.random.Generator:
+    """A PCG64 generator; ``None`` draws fresh entropy from the OS."""
+    if seed is not None:
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+        seed = int(seed)
+    return np.random.Generator(np.random.PCG64(seed))
+
+
+def rng_to_dict(rng: np.random.Generator) -> dict[str, Any]:
+    """The generator's full state as plain JSON-able data."""
+    return copy.deepcopy(rng.bit_generator.state)
+
+
+def rng_from_dict(state: dict[str, Any]) -> np.random.Generator:
+    """Rebuild a generator from :func:`rng_to_dict` output."""
+    if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
+        raise SnapshotError(f"rng state must be a PCG64 state dict, got {state!r:.80}")
+    g = np.random.Generator(np.random.PCG64())
+    try:
+        g.bit_generator.state = copy.deepcopy(state)
+    except (TypeError, ValueError, KeyError) as e:
+        raise SnapshotError(f"corrupt rng state: {e}") from e
+    return g
+
+
+def shuffled(items: list, rng: np.random.Generator) -> list:
+    """A new list with ``items`` in a seeded random order."""
+    return [items[i] for i in rng.permutation(len(items))]
+
+
+def choice(items: list, rng: np.random.Generator):
+    """One element of a non-empty list, chosen with ``rng``."""
+    if not items:
+        raise ValueError("choice from an empty list")
+    return items[int(rng.integers(len(items)))]

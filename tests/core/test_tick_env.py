@@ -1,0 +1,252 @@
+"""The shared core, exercised through the toy game."""
+
+from __future__ import annotations
+
+import json
+import random
+import warnings
+
+import numpy as np
+import pytest
+from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
+
+from envs.core import ConfigError, IllegalActionError, SnapshotError
+from envs.core.api import make_entry_points
+from tests.core.toy_game import ToyEngine, ToyEnv
+
+toy_env, toy_parallel_env = make_entry_points(ToyEnv)
+
+
+def test_pettingzoo_parallel_api():
+    parallel_api_test(toy_parallel_env(players=3), num_cycles=200)
+
+
+def test_pettingzoo_aec_api():
+    api_test(toy_env(players=3), num_cycles=200)
+
+
+def test_pettingzoo_seed_tests():
+    seed_test(lambda: toy_env(players=2), num_cycles=100)
+    # parallel_seed_test samples actions without masks: the noop policy is for exactly that.
+    parallel_seed_test(lambda: toy_parallel_env(players=2, illegal_action="noop"), num_cycles=100)
+
+
+def test_pettingzoo_render():
+    render_test(lambda render_mode=None: toy_env(players=2, render_mode=render_mode))
+
+
+def _env_at(pile: int, **kw) -> ToyEnv:
+    env = toy_parallel_env(**kw)
+    env.reset(seed=0)
+    env.engine.pile = pile
+    env.engine.invalidate_masks()
+    return env
+
+
+def test_simultaneous_grab_of_last_token_goes_to_one_player_chosen_by_seed():
+    winners = set()
+    for seed in range(30):
+        env = toy_parallel_env(players=2)
+        env.reset(seed=seed)
+        env.engine.pile = 1
+        env.engine.invalidate_masks()
+        obs, rew, term, trunc, infos = env.step({"p0": 1, "p1": 1})
+        blocked = [a for a in ("p0", "p1") if infos[a]["blocked"]]
+        assert len(blocked) == 1, infos
+        got = "p1" if blocked == ["p0"] else "p0"
+        assert rew[got] == 1 and rew[blocked[0]] == 0
+        assert "pre-empted" in infos[blocked[0]]["blocked_reason"]
+        assert env.engine.held[got] == 1 and env.engine.pile == 0
+        winners.add(got)
+    assert winners == {"p0", "p1"}, "the seeded order must favour each player sometimes"
+
+
+def test_resolution_order_is_deterministic_for_a_seed():
+    def run(seed):
+        env = toy_parallel_env(players=3)
+        env.reset(seed=seed)
+        env.engine.pile = 2
+        env.engine.invalidate_masks()
+        _, _, _, _, infos = env.step({"p0": 1, "p1": 1, "p2": 1})
+        return tuple(infos[a]["blocked"] for a in env.possible_agents)
+
+    assert all(run(s) == run(s) for s in range(10))
+
+
+def test_illegal_action_raises_names_agent_action_reason_and_changes_nothing():
+    env = _env_at(1)
+    before = json.dumps(env.snapshot(), sort_keys=True)
+    with pytest.raises(IllegalActionError) as err:
+        env.step({"p0": 1, "p1": 2})
+    msg = str(err.value)
+    assert "p1" in msg and "2 (grab2)" in msg and "pile holds 1" in msg and "Legal now" in msg
+    assert isinstance(err.value, ValueError)
+    assert json.dumps(env.snapshot(), sort_keys=True) == before
+    assert env.agents == ["p0", "p1"]
+
+
+@pytest.mark.parametrize("bad", [7, -1, 1.0, "grab", None, True])
+def test_malformed_actions_raise_clear_errors(bad):
+    env = _env_at(3)
+    with pytest.raises(IllegalActionError, match="p0"):
+        env.step({"p0": bad, "p1": 0})
+
+
+def test_missing_and_unknown_agents_raise():
+    env = _env_at(3)
+    with pytest.raises(IllegalActionError, match="every live agent"):
+        env.step({"p0": 1})
+    with pytest.raises(IllegalActionError, match="no such agent"):
+        env.step({"p0": 1, "p1": 0, "zz": 0})
+
+
+def test_noop_policy_replaces_illegal_action_and_flags_it():
+    env = _env_at(1, illegal_action="noop")
+    _, rew, _, _, infos = env.step({"p0": 2, "p1": 0})
+    assert infos["p0"]["illegal_replaced"] and "grab2" in infos["p0"]["illegal_reason"]
+    assert infos["p0"]["action"] == 0 and rew["p0"] == 0
+    assert not infos["p1"]["illegal_replaced"]
+    assert env.engine.pile == 1
+
+
+def test_numpy_integer_actions_are_accepted():
+    env = _env_at(3)
+    env.step({"p0": np.int64(1), "p1": np.array(2)})
+    assert env.engine.pile == 0
+
+
+def test_unknown_config_key_and_bad_values_list_what_is_allowed():
+    with pytest.raises(ConfigError) as e:
+        toy_parallel_env(playerz=2)
+    assert "'playerz'" in str(e.value) and "players" in str(e.value) and "illegal_action" in str(e.value)
+    with pytest.raises(ConfigError, match=r"players=5 .*one of 2, 3"):
+        toy_parallel_env(players=5)
+    with pytest.raises(ConfigError, match="illegal_action"):
+        toy_parallel_env(illegal_action="ignore")
+    with pytest.raises(ConfigError, match=r"tokens=0 .*an integer in \[1, 16\]"):
+        toy_parallel_env(tokens=0)
+    with pytest.raises(ConfigError, match="seconds_per_tick"):
+        toy_parallel_env(seconds_per_tick="fast")
+    with pytest.raises(ConfigError, match="render_mode"):
+        toy_parallel_env(render_mode="rgb_array")
+
+
+def test_snapshot_round_trip_continues_identically():
+    env = toy_parallel_env(players=3, tokens=12)
+    env.reset(seed=5)
+    env.step({"p0": 1, "p1": 0, "p2": 1})
+    snap = json.loads(json.dumps(env.snapshot()))
+    twin = toy_parallel_env(players=3, tokens=12)
+    twin.reset(options={"snapshot": snap})
+    for _ in range(3):
+        joint = {"p0": 1, "p1": 1, "p2": 1}
+        a = env.step(joint)
+        b = twin.step(joint)
+        assert a[1] == b[1] and a[4] == b[4]
+        for agent in a[0]:
+            np.testing.assert_array_equal(a[0][agent]["observation"], b[0][agent]["observation"])
+        if not env.agents:
+            break
+    assert env.snapshot() == twin.snapshot()
+
+
+def test_clone_is_independent():
+    eng = ToyEngine.new({"players": 2, "tokens": 8, "seconds_per_tick": 1.0}, seed=1)
+    snap = eng.to_dict()
+    twin = eng.clone()
+    eng.step({"p0": 1, "p1": 1})
+    assert twin.to_dict() == snap
+    assert eng.to_dict() != snap
+    assert twin.rng is not eng.rng
+
+
+def test_bad_snapshots_raise_and_keep_the_current_game():
+    env = toy_parallel_env(players=2)
+    env.reset(seed=3)
+    good = env.snapshot()
+    before = env.snapshot()
+    with pytest.raises(SnapshotError, match="engine 'other'"):
+        env.restore({**good, "engine": "other"})
+    with pytest.raises(SnapshotError, match="version"):
+        env.restore({**good, "version": 99})
+    with pytest.raises(SnapshotError, match="corrupt"):
+        env.restore({**good, "state": {"pile": 3}})
+    with pytest.raises(SnapshotError, match="lacks"):
+        env.restore({"engine": "toy"})
+    other = toy_parallel_env(players=3)
+    other.reset(seed=3)
+    with pytest.raises(SnapshotError, match="players"):
+        env.restore(other.snapshot())
+    with pytest.raises(SnapshotError, match="not valid JSON"):
+        ToyEngine.from_json("{nope")
+    assert env.snapshot() == before
+
+
+def test_reset_without_seed_continues_the_same_generator():
+    a = toy_parallel_env()
+    b = toy_parallel_env()
+    a.reset(seed=11)
+    b.reset(seed=11)
+    for _ in range(5):
+        a.reset()
+        b.reset()
+        assert a.snapshot() == b.snapshot()
+
+
+def test_no_global_random_state_is_touched():
+    np_state = np.random.get_state()[1].copy()
+    py_state = random.getstate()
+    env = toy_parallel_env(players=3)
+    for seed in range(5):
+        env.reset(seed=seed)
+        while env.agents:
+            env.step({a: 1 if env.engine.pile else 0 for a in env.agents})
+    np.testing.assert_array_equal(np.random.get_state()[1], np_state)
+    assert random.getstate() == py_state
+
+
+def test_game_end_terminates_everyone_and_reports_outcome():
+    env = _env_at(2)
+    _, _, term, trunc, infos = env.step({"p0": 1, "p1": 1})
+    assert term == {"p0": True, "p1": True} and trunc == {"p0": False, "p1": False}
+    assert env.agents == []
+    assert set(infos["p0"]["outcome"]["winners"]) == {"p0", "p1"}
+    with pytest.raises(RuntimeError, match="reset"):
+        env.step({"p0": 0, "p1": 0})
+
+
+def test_max_ticks_truncates():
+    env = toy_parallel_env(max_ticks=3)
+    env.reset(seed=0)
+    for i in range(3):
+        _, _, term, trunc, _ = env.step({"p0": 0, "p1": 0})
+    assert trunc["p0"] and not term["p0"] and env.agents == []
+
+
+def test_render_modes():
+    env = toy_parallel_env(render_mode="ansi")
+    env.reset(seed=0)
+    assert env.render().startswith("tick 0: pile")
+    env = toy_parallel_env()
+    env.reset(seed=0)
+    with warnings.catch_warnings(record=True):
+        warnings.simplefilter("always")
+        assert env.render() is None
+
+
+def test_human_render_prints(capsys):
+    env = toy_parallel_env(render_mode="human")
+    env.reset(seed=0)
+    assert env.render() is None
+    assert "pile" in capsys.readouterr().out
+
+
+def test_spaces_are_stable_and_state_vector_matches_space():
+    env = toy_parallel_env(players=3)
+    env.reset(seed=0)
+    assert env.observation_space("p0") is env.observation_space("p0")
+    assert env.observation_space("p0") is not env.observation_space("p1")
+    assert env.action_space("p1").n == 3
+    assert env.state_space.contains(env.state())
+    obs = env.observe("p2")
+    assert env.observation_space("p2").contains(obs)

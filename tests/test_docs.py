@@ -1,0 +1,29 @@
+"""The generated tables in README.md and docs/<game>.md match the code."""
+
+from __future__ import annotations
+
+import pytest
+
+import envs
+from envs import docs
+
+KEYS = ("options", "sizes", "observation", "state", "actions")
+
+
+@pytest.mark.parametrize("path_blocks", docs.targets(), ids=lambda pb: pb[0].name)
+def test_generated_blocks_are_current(path_blocks):
+    path, blocks = path_blocks
+    assert path.exists(), f"{path} is missing"
+    text = path.read_text(encoding="utf-8")
+    for key in blocks:
+        assert f"<!-- BEGIN GENERATED: {key} -->" in text, f"{path.name} lacks the generated block {key!r}"
+    assert docs.render(text, blocks) == text, f"{path.name} is stale: run `python -m envs.docs`"
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_game_doc_has_every_block_and_a_rule_table(env_id):
+    game = env_id.rsplit("_v", 1)[0]
+    text = (docs.ROOT / "docs" / f"{game}.md").read_text(encoding="utf-8")
+    for key in KEYS:
+        assert f"<!-- BEGIN GENERATED: {key} -->" in text
+    assert "## Rules" in text and "## Deviations and reconstructions" in text
