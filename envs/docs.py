@@ -67,7 +67,7 @@ def readme_blocks() -> dict[str, str]:
     return {"envs": "\n".join(rows)}
 
 
-_BLOCK = re.compile(r"(<!-- BEGIN GENERATED: (?P<key>[\w-]+) -->\n)(?P<body>.*?)(\n<!-- END GENERATED: (?P=key) -->)", re.S)
+_BLOCK = re.compile(r"(<!-- BEGIN GENERATED: (?P<key>[\w-]+) -->\n)(?P<body>.*?)(<!-- END GENERATED: (?P=key) -->)", re.S)
 
 
 def render(text: str, blocks: dict[str, str]) -> str:
@@ -75,7 +75,7 @@ def render(text: str, blocks: dict[str, str]) -> str:
         key = m.group("key")
         if key not in blocks:
             return m.group(0)
-        return m.group(1) + blocks[key] + m.group(4)
+        return m.group(1) + blocks[key].rstrip("\n") + "\n" + m.group(4)
 
     return _BLOCK.sub(sub, text)
 

@@ -18,6 +18,9 @@ def test_generated_blocks_are_current(path_blocks):
     for key in blocks:
         assert f"<!-- BEGIN GENERATED: {key} -->" in text, f"{path.name} lacks the generated block {key!r}"
     assert docs.render(text, blocks) == text, f"{path.name} is stale: run `python -m envs.docs`"
+    for m in docs._BLOCK.finditer(text):
+        if m.group("key") in blocks:
+            assert m.group("body").strip(), f"{path.name}: generated block {m.group('key')!r} is empty"
 
 
 @pytest.mark.parametrize("env_id", envs.available_env_ids())

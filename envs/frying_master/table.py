@@ -1,0 +1,153 @@
+"""The food in the middle of the table: which cards lie image-up, which face-down.
+
+Cards of one food are interchangeable, so the table keeps
+
+* ``up[f]``: how many cards of food ``f`` lie image-up (everyone sees them);
+* ``down[c]``: the face-down cards of category ``c`` as a list of food
+  indices in a hidden order. A card's shape and background show its category
+  from either side, so everyone sees ``len(down[c])``; which food each
+  face-down card is, is hidden. Flipping in category ``c`` reveals
+  ``down[c][-1]``; a card that lands face-down is inserted at a random place.
+
+All randomness comes from the engine's generator passed in.
+"""
+
+from __future__ import annotations
+
+from typing import Iterable, Sequence
+
+import numpy as np
+
+
+class Table:
+    __slots__ = ("up", "down", "cat_of")
+
+    def __init__(self, cat_of: Sequence[int], n_cats: int):
+        self.cat_of = tuple(cat_of)
+        self.up: list[int] = [0] * len(cat_of)
+        self.down: list[list[int]] = [[] for _ in range(n_cats)]
+
+    # ------------------------------------------------------------------ queries
+    def n_up(self) -> int:
+        return sum(self.up)
+
+    def n_down(self, cat: int | None = None) -> int:
+        if cat is None:
+            return sum(len(d) for d in self.down)
+        return len(self.down[cat])
+
+    def total(self) -> int:
+        return self.n_up() + self.n_down()
+
+    def down_by_food(self) -> list[int]:
+        """Hidden: how many face-down cards of each food (global state only)."""
+        out = [0] * len(self.up)
+        for d in self.down:
+            for f in d:
+                out[f] += 1
+        return out
+
+    # ------------------------------------------------------------------ moves
+    def clear(self) -> None:
+        self.up = [0] * len(self.up)
+        self.down = [[] for _ in self.down]
+
+    def scatter(self, counts: Sequence[int], rng: np.random.Generator) -> None:
+        """Put every card on the table, each side up with probability 1/2."""
+        self.clear()
+        cards = [f for f, k in enumerate(counts) for _ in range(k)]
+        faces = rng.random(len(cards)) < 0.5
+        for f, face_up in zip(cards, faces):
+            if face_up:
+                self.up[f] += 1
+            else:
+                self.down[self.cat_of[f]].append(f)
+        for c, d in enumerate(self.down):
+            if len(d) > 1:
+                self.down[c] = [d[i] for i in rng.permutation(len(d))]
+
+    def flip(self, cat: int) -> int:
+        """Turn a face-down card of ``cat`` image-up; returns its food."""
+        f = self.down[cat].pop()
+        self.up[f] += 1
+        return f
+
+    def take_up(self, food: int) -> None:
+        """Lift an image-up card of ``food`` off the table."""
+        if self.up[food] <= 0:
+            raise ValueError(f"no image-up card of food {food} on the table")
+        self.up[food] -= 1
+
+    def put_down(self, food: int, rng: np.random.Generator) -> None:
+        """A card lands face-down at a random place among its category's."""
+        d = self.down[self.cat_of[food]]
+        d.insert(int(rng.integers(len(d) + 1)), food)
+
+    def land(self, foods: Iterable[int], rng: np.random.Generator) -> None:
+        """Cards fall back onto the table, each on a random side."""
+        for f in foods:
+            if rng.random() < 0.5:
+                self.up[f] += 1
+            else:
+                self.put_down(f, rng)
+
+    def stir(self, k: int, rng: np.random.Generator) -> list[int]:
+        """Stir ``k`` random table cards (any side up): each lands on a
+        random side. Returns the stirred foods."""
+        n_up = self.n_up()
+        total = n_up + self.n_down()
+        if total == 0:
+            return []
+        picks = rng.choice(total, size=min(k, total), replace=False)
+        taken_up: list[tuple[int, int]] = []  # (order, food)
+        taken_down: dict[int, list[tuple[int, int]]] = {}
+        for order, idx in enumerate(int(i) for i in picks):
+            if idx < n_up:
+                f = 0
+                while idx >= self.up[f]:
+                    idx -= self.up[f]
+                    f += 1
+                taken_up.append((order, f))
+            else:
+                idx -= n_up
+                c = 0
+                while idx >= len(self.down[c]):
+                    idx -= len(self.down[c])
+                    c += 1
+                taken_down.setdefault(c, []).append((order, idx))
+        stirred: list[tuple[int, int]] = []
+        for order, f in taken_up:
+            self.up[f] -= 1
+            stirred.append((order, f))
+        for c in sorted(taken_down):
+            for order, pos in sorted(taken_down[c], key=lambda t: -t[1]):
+                stirred.append((order, self.down[c].pop(pos)))
+        foods = [f for _, f in sorted(stirred)]
+        self.land(foods, rng)
+        return foods
+
+    # ------------------------------------------------------------------ scenarios and snapshots
+    def place(self, face_up: dict[int, int] | None = None, face_down: Sequence[int] = ()) -> None:
+        """Set the table to exactly these cards (for scenarios): ``face_up``
+        maps food -> count; ``face_down`` lists foods, the last of each
+        category being the next one a flip reveals."""
+        self.clear()
+        for f, k in (face_up or {}).items():
+            self.up[f] += k
+        for f in face_down:
+            self.down[self.cat_of[f]].append(f)
+
+    def state_dict(self) -> dict:
+        return {"up": list(self.up), "down": [list(d) for d in self.down]}
+
+    def load_state_dict(self, state: dict) -> None:
+        up = [int(x) for x in state["up"]]
+        down = [[int(f) for f in d] for d in state["down"]]
+        if len(up) != len(self.up) or len(down) != len(self.down):
+            raise ValueError(f"table state has {len(up)} foods/{len(down)} categories, expected {len(self.up)}/{len(self.down)}")
+        if any(k < 0 for k in up):
+            raise ValueError("negative card count on the table")
+        for c, d in enumerate(down):
+            if any(not 0 <= f < len(up) or self.cat_of[f] != c for f in d):
+                raise ValueError(f"face-down list of category {c} holds a food of another category")
+        self.up, self.down = up, down

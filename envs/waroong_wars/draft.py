@@ -1,0 +1,87 @@
+"""The Shopping phase: deal, simultaneous picks, passing left.
+
+Each round all 39 ingredient cards are shuffled into a new deck and 6 are
+dealt to each player as a pack. Every step each player who has not yet
+picked this pass takes one card; once everyone has, each pack passes to the
+player on the left (seat ``i`` to seat ``i + 1``). The sixth card is the last
+one of a pack and has no choice, so it is taken automatically with the fifth
+pass. Picks go face down (:mod:`envs.waroong_wars.public` hides them from
+their owner too unless No-Memory Chef is on). Then Cak Londho draws his
+extra card and the Cooking phase starts at the First Cooking marker.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from envs.core.decks import Deck, deal
+from envs.core.engine import StepResult
+
+if TYPE_CHECKING:  # pragma: no cover
+    from envs.waroong_wars.engine import WaroongEngine
+
+EXTRA_INGREDIENT_POWER = "extra_ingredient"
+
+
+def start_round(eng: "WaroongEngine") -> None:
+    """Shopping step 1: shuffle every ingredient card into a new deck and deal the packs."""
+    deck = Deck(eng.cat.ingredient_deck).shuffle(eng.rng)
+    per_hand = eng.cat.components["cards_dealt_per_player"]
+    packs = deal(deck, eng.n, per_hand)
+    eng.ingredient_deck = deck.to_list()
+    eng.packs = [_counts(p, eng.cat.n_types) for p in packs]
+    eng.hands = [[0] * eng.cat.n_types for _ in range(eng.n)]
+    eng.picked = [False] * eng.n
+    eng.pick_no = 0
+    eng.phase = "draft"
+    eng.turn = eng.first
+    eng.turns_taken = 0
+    eng.cooked_this_turn = []
+    eng.pending = None
+
+
+def _counts(cards, n_types: int) -> list[int]:
+    out = [0] * n_types
+    for t in cards:
+        out[t] += 1
+    return out
+
+
+def pick(eng: "WaroongEngine", seat: int, ingredient: int) -> None:
+    eng.packs[seat][ingredient] -= 1
+    eng.hands[seat][ingredient] += 1
+    eng.picked[seat] = True
+
+
+def after_picks(eng: "WaroongEngine", result: StepResult) -> None:
+    """End of a draft step: once every player has picked, pass the packs left."""
+    if not all(eng.picked):
+        return
+    n = eng.n
+    eng.packs = [eng.packs[(i - 1) % n] for i in range(n)]  # seat i receives from its right, seat i - 1
+    eng.picked = [False] * n
+    eng.pick_no += 1
+    per_hand = eng.cat.components["cards_dealt_per_player"]
+    if eng.pick_no == per_hand - 1:
+        # The last card of each pack: no choice left, taken at once.
+        for i in range(n):
+            t = next(k for k, c in enumerate(eng.packs[i]) if c)
+            pick(eng, i, t)
+        eng.picked = [False] * n
+        eng.pick_no = per_hand
+        finish(eng, result)
+
+
+def finish(eng: "WaroongEngine", result: StepResult) -> None:
+    """End of Shopping: picks become hands; Cak Londho draws; cooking starts at the marker."""
+    eng.packs = [[0] * eng.cat.n_types for _ in range(eng.n)]
+    for seat in range(eng.n):
+        if eng.power(seat) == EXTRA_INGREDIENT_POWER and eng.ingredient_deck:
+            t = eng.ingredient_deck.pop()
+            eng.hands[seat][t] += 1
+            result.events.append(f"{eng.agents[seat]} (Cak Londho) takes 1 extra ingredient card")
+    eng.phase = "cook"
+    eng.turn = eng.first
+    eng.turns_taken = 0
+    eng.cooked_this_turn = []
+    result.events.append(f"round {eng.round}: shopping done; {eng.agents[eng.first]} cooks first")

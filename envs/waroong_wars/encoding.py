@@ -1,0 +1,282 @@
+"""Observation and global-state vectors for Waroong Wars.
+
+Observations are built from :func:`envs.waroong_wars.public.build` only, so
+they hold exactly what the player may know. Per-player fields are in
+*relative* seat order: row 0 is the observing player, row ``k`` the player
+``k`` seats to its left (the same convention as the action targets), so one
+policy can play every seat.
+
+The observation is a snapshot of what is on the table now: during Shopping
+(without No-Memory Chef) the player's own picks are face down and not in it,
+so a policy that wants to use them must remember them (recurrent policy or
+frame stacking); only the current pack is visible.
+"""
+
+from __future__ import annotations
+
+from typing import Any, Mapping
+
+import numpy as np
+
+from envs.core.encoding import Encoder
+from envs.core.tables import Field, ObservationLayout
+from envs.waroong_wars import public
+from envs.waroong_wars.cards import Catalog, load_catalog
+from envs.waroong_wars.cooking import EMPTY, slots_for
+
+PHASES = ("draft", "cook", "over")
+ABILITIES = ("maling", "perayu")
+
+
+def menu_features(cat: Catalog) -> np.ndarray:
+    """One row per menu id (and a last all-zero row for an empty slot):
+    present, requirements (5), VP, supplement icons (4), dish one-hot."""
+    nc, ns, nd = len(cat.categories), len(cat.supplements), len(cat.dishes)
+    rows = np.zeros((len(cat.menus) + 1, 2 + nc + ns + nd), dtype=np.float32)
+    for m in cat.menus:
+        d = m.dish
+        rows[m.id, 0] = 1
+        rows[m.id, 1:1 + nc] = d.requires
+        rows[m.id, 1 + nc] = d.vp
+        for i in d.icons:
+            rows[m.id, 2 + nc + i] = 1
+        rows[m.id, 2 + nc + ns + d.index] = 1
+    return rows
+
+
+def _display_fields(cat: Catalog, slots: int) -> list[Field]:
+    nc, ns, nd = len(cat.categories), len(cat.supplements), len(cat.dishes)
+    max_req = max(max(d.requires) for d in cat.dishes)
+    max_vp = max(d.vp for d in cat.dishes)
+    return [
+        Field("display_present", (slots,), 0, 1, "display slot holds a menu (slot 0 = leftmost)"),
+        Field("display_requires", (slots, nc), 0, max_req, "cards of each category (Rice, Vegetable, Meat, Unique, Spice) the menu requires"),
+        Field("display_vp", (slots,), 0, max_vp, "victory points of the menu"),
+        Field("display_icons", (slots, ns), 0, 1, "supplement icons shown (Kerupuk, Sambal, Petis, Koya)"),
+        Field("display_dish", (slots, nd), 0, 1, "which dish (one-hot over the 16 names; copies share a name)"),
+        Field("display_cookable", (slots,), 0, 1, "slot may be cooked from (all; Constraint Mode: the 3 right-most)"),
+    ]
+
+
+class WaroongEncoder(Encoder):
+    def __init__(self, config: Mapping[str, Any]):
+        super().__init__(config)
+        cat = self.cat = load_catalog()
+        n = self.n = int(config["players"])
+        nt, nk, nc = cat.n_types, len(cat.customers), len(cat.categories)
+        nd, nch = len(cat.dishes), len(cat.characters)
+        rl = int(config["round_limit"])
+        m_size = cat.components["menu_deck_size"][n]
+        self.slots = cat.components["display_size"]
+        max_copies = max(d.copies for d in cat.dishes)
+        max_kind = max(k.count for k in cat.customers)
+        vps = sorted((m.dish.vp for m in cat.menus), reverse=True)
+        max_menu_vp = float(sum(vps[:m_size]))
+        tokens = cat.components["extra_vp_tokens"]
+        pairs = cat.components["pair_bonus_vp"] * (m_size // 2)
+        max_cust_vp = sum(k.count * max(0, k.end_vp) for k in cat.customers)
+        min_cust_vp = sum(k.count * min(0, k.end_vp) for k in cat.customers)
+        max_public = max_menu_vp + tokens + pairs
+        max_hand = len(cat.ingredient_deck)
+        main_max = max(cat.main_cards)
+        deal = cat.components["cards_dealt_per_player"]
+        self.features = menu_features(cat)
+        self.layout = ObservationLayout([
+            Field("phase", (3,), 0, 1, "one-hot: Shopping (draft), Cooking, game over"),
+            Field("variants", (4,), 0, 1, "No-Memory Chef, Plain Mode, Character Mode, Constraint Mode switched on"),
+            Field("round", (), 1, rl, "current round (1-based)"),
+            Field("last_round", (), 0, 1, "the last menu card has been revealed: this is the last round"),
+            Field("menu_deck_left", (), 0, m_size, "menu cards left in the deck"),
+            Field("pick_no", (), 0, deal, "draft picks made so far this round"),
+            Field("must_pick", (), 0, 1, "I still have to pick from the pack in front of me"),
+            Field("picked", (n,), 0, 1, "player has picked from its current pack (relative seats)"),
+            Field("pack", (nt,), 0, deal, "cards of each ingredient type in the pack in front of me (Shopping only)"),
+            Field("hand_visible", (), 0, 1, "my hand is shown (always after Shopping; during it only with No-Memory Chef)"),
+            Field("hand", (nt,), 0, main_max, "my ingredient cards per type (5 categories, then Kerupuk Puli, Sambal Bajak, Petis Udang, Bubuk Koya); zeros while hidden"),
+            Field("customers", (nk,), 0, max_kind, "my customer cards per kind (data order: Primadona ... Tukang Bumbu)"),
+            Field("score", (), min_cust_vp, max_public + max_cust_vp, "my full current score (menus, customers, tokens, pairs)"),
+            *_display_fields(cat, self.slots),
+            Field("hand_sizes", (n,), 0, max_hand, "ingredient cards held (face-down picks during Shopping), relative seats"),
+            Field("customer_counts", (n,), 0, len(cat.customer_deck), "customer cards held, relative seats"),
+            Field("go_boy", (n,), 0, 1, "holds a Go Boy!, relative seats"),
+            Field("tokens", (n,), 0, tokens, "Extra VP tokens, relative seats"),
+            Field("menus", (n,), 0, m_size, "menus in the scoring pile, relative seats"),
+            Field("menu_vp", (n,), 0, max_menu_vp, "VP of the menus in the scoring pile, relative seats"),
+            Field("pile_dishes", (n, nd), 0, max_copies, "cooked menus per dish name, relative seats"),
+            Field("characters", (n, nch), 0, 1, "character one-hot (Bu Prasojo, Cak Londho, Geng Bajoel, Pak Bas, Jeng Sastro), relative seats"),
+            Field("public_scores", (n,), 0, max_public, "visible score: menus + tokens + Geng Bajoel pairs, relative seats"),
+            Field("active", (n,), 0, 1, "whose cooking turn it is (one-hot, relative seats)"),
+            Field("first_cook", (n,), 0, 1, "holder of the First Cooking marker (one-hot, relative seats)"),
+            Field("turns_taken", (), 0, n, "cooking turns finished this round"),
+            Field("cooked_this_turn", (), 0, m_size, "menus the active player has cooked this turn"),
+            Field("token_supply", (), 0, tokens, "Extra VP tokens left"),
+            Field("go_boy_supply", (), 0, cat.components["go_boy_cards"], "Go Boy! cards left in the supply"),
+            Field("customer_deck", (), 0, len(cat.customer_deck), "customer cards left in the deck"),
+            Field("customer_discard", (nk,), 0, max_kind, "used (face-up) customer cards per kind"),
+            Field("pending_theft", (2,), 0, 1, "a Maling / Perayu awaits its target's answer (one-hot)"),
+            Field("pending_attacker", (n,), 0, 1, "who played it (relative seats)"),
+            Field("pending_target", (n,), 0, 1, "who must answer (relative seats)"),
+            Field("pending_extra", (n,), 0, 1, "Bu Prasojo deciding on an extra customer card (relative seats)"),
+        ])
+        self.state_layout = ObservationLayout([
+            Field("phase", (3,), 0, 1, "one-hot: Shopping, Cooking, over"),
+            Field("round", (), 1, rl, "current round"),
+            Field("last_round", (), 0, 1, "last menu card revealed"),
+            Field("pick_no", (), 0, deal, "draft picks made this round"),
+            Field("turn", (n,), 0, 1, "cooking seat (one-hot, absolute seats)"),
+            Field("first_cook", (n,), 0, 1, "marker holder (one-hot)"),
+            Field("turns_taken", (), 0, n, "cooking turns finished this round"),
+            Field("cooked_this_turn", (), 0, m_size, "menus cooked this turn"),
+            Field("packs", (n, nt), 0, deal, "pack in front of each seat (hidden)"),
+            Field("picked", (n,), 0, 1, "seat has picked from its pack"),
+            Field("hands", (n, nt), 0, main_max, "ingredient cards per seat (hidden)"),
+            Field("customers", (n, nk), 0, max_kind, "customer cards per seat (hidden)"),
+            Field("go_boy", (n,), 0, 1, "holds a Go Boy!"),
+            Field("tokens", (n,), 0, tokens, "Extra VP tokens"),
+            Field("pile_dishes", (n, nd), 0, max_copies, "cooked menus per dish"),
+            Field("characters", (n, nch), 0, 1, "character one-hot"),
+            Field("scores", (n,), min_cust_vp, max_public + max_cust_vp, "full current scores"),
+            *_display_fields(cat, self.slots),
+            Field("menu_deck", (nd,), 0, max_copies, "menu cards left in the deck per dish (hidden)"),
+            Field("next_menu", (nd,), 0, 1, "dish of the top menu card (hidden)"),
+            Field("ingredient_deck", (nt,), 0, main_max, "undealt ingredient cards per type (hidden)"),
+            Field("customer_deck", (nk,), 0, max_kind, "customer deck per kind (hidden)"),
+            Field("customer_discard", (nk,), 0, max_kind, "used customer cards per kind"),
+            Field("token_supply", (), 0, tokens, "Extra VP tokens left"),
+            Field("go_boy_supply", (), 0, cat.components["go_boy_cards"], "Go Boy! cards left"),
+            Field("pending_theft", (2,), 0, 1, "Maling / Perayu awaiting an answer"),
+            Field("pending_attacker", (n,), 0, 1, "who played it"),
+            Field("pending_target", (n,), 0, 1, "who must answer"),
+            Field("pending_extra", (n,), 0, 1, "Bu Prasojo deciding"),
+        ])
+        self._o = self.layout.slices
+        self._g = self.state_layout.slices
+        self._variants = np.array([config["no_memory_chef"], config["plain_mode"], config["character_mode"],
+                                   config["constraint_mode"]], dtype=np.float32)
+        self._nd, self._nch = nd, nch
+
+    # ------------------------------------------------------------------ shared blocks
+    def _display(self, buf: np.ndarray, s: dict, display, constraint: bool) -> None:
+        ids = [len(self.cat.menus) if m == EMPTY else m for m in display]
+        f = self.features[ids]
+        nc, ns = len(self.cat.categories), len(self.cat.supplements)
+        buf[s["display_present"]] = f[:, 0]
+        buf[s["display_requires"]] = f[:, 1:1 + nc].reshape(-1)
+        buf[s["display_vp"]] = f[:, 1 + nc]
+        buf[s["display_icons"]] = f[:, 2 + nc:2 + nc + ns].reshape(-1)
+        buf[s["display_dish"]] = f[:, 2 + nc + ns:].reshape(-1)
+        cook = np.zeros(self.slots, dtype=np.float32)
+        cook[list(slots_for(constraint))] = 1
+        buf[s["display_cookable"]] = cook
+
+    def _seat_rows(self, order, piles, characters) -> tuple[np.ndarray, np.ndarray]:
+        dishes = np.zeros((self.n, self._nd), dtype=np.float32)
+        chars = np.zeros((self.n, self._nch), dtype=np.float32)
+        for r, seat in enumerate(order):
+            for m in piles[seat]:
+                dishes[r, self.cat.menus[m].dish.index] += 1
+            if characters[seat] >= 0:
+                chars[r, characters[seat]] = 1
+        return dishes, chars
+
+    # ------------------------------------------------------------------ observation
+    def observe(self, engine, agent: str) -> np.ndarray:
+        return self.encode_view(public.build(engine, engine.seat_of[agent]))
+
+    def encode_view(self, v: public.PublicView) -> np.ndarray:
+        """The observation vector of a :class:`PublicView` (nothing else is read)."""
+        buf = self.layout.zeros()
+        s = self._o
+        n = self.n
+        order = [(v.viewer + k) % n for k in range(n)]
+        rel = {seat: k for k, seat in enumerate(order)}
+        buf[s["phase"].start + PHASES.index(v.phase)] = 1
+        buf[s["variants"]] = self._variants
+        buf[s["round"]] = v.round
+        buf[s["last_round"]] = v.last_round
+        buf[s["menu_deck_left"]] = v.menu_deck_left
+        buf[s["pick_no"]] = v.pick_no
+        drafting = v.phase == "draft"
+        buf[s["must_pick"]] = drafting and not v.picked[v.viewer]
+        if drafting:
+            buf[s["picked"]] = [v.picked[x] for x in order]
+        buf[s["pack"]] = v.pack
+        buf[s["hand_visible"]] = v.hand_visible
+        buf[s["hand"]] = v.hand
+        buf[s["customers"]] = v.customers
+        buf[s["score"]] = v.score
+        self._display(buf, s, v.display, v.constraint)
+        buf[s["hand_sizes"]] = [v.hand_sizes[x] for x in order]
+        buf[s["customer_counts"]] = [v.customer_counts[x] for x in order]
+        buf[s["go_boy"]] = [v.go_boy[x] for x in order]
+        buf[s["tokens"]] = [v.tokens[x] for x in order]
+        buf[s["menus"]] = [len(v.piles[x]) for x in order]
+        buf[s["menu_vp"]] = [sum(self.cat.menus[m].dish.vp for m in v.piles[x]) for x in order]
+        dishes, chars = self._seat_rows(order, v.piles, v.characters)
+        buf[s["pile_dishes"]] = dishes.reshape(-1)
+        buf[s["characters"]] = chars.reshape(-1)
+        buf[s["public_scores"]] = [v.public_scores[x] for x in order]
+        if v.phase == "cook":
+            buf[s["active"].start + rel[v.turn]] = 1
+        buf[s["first_cook"].start + rel[v.first]] = 1
+        buf[s["turns_taken"]] = v.turns_taken
+        buf[s["cooked_this_turn"]] = len(v.cooked_this_turn)
+        buf[s["token_supply"]] = v.token_supply
+        buf[s["go_boy_supply"]] = v.go_boy_supply
+        buf[s["customer_deck"]] = v.customer_deck_size
+        buf[s["customer_discard"]] = v.customer_discard
+        self._pending(buf, s, v.pending, rel)
+        return buf
+
+    @staticmethod
+    def _pending(buf: np.ndarray, s: dict, p: dict | None, rel) -> None:
+        if p is None:
+            return
+        if p["kind"] == "theft":
+            buf[s["pending_theft"].start + ABILITIES.index(p["ability"])] = 1
+            buf[s["pending_attacker"].start + rel[p["attacker"]]] = 1
+            buf[s["pending_target"].start + rel[p["target"]]] = 1
+        else:
+            buf[s["pending_extra"].start + rel[p["seat"]]] = 1
+
+    # ------------------------------------------------------------------ global state
+    def global_state(self, e) -> np.ndarray:
+        buf = self.state_layout.zeros()
+        s = self._g
+        n = self.n
+        order = list(range(n))
+        ident = {i: i for i in order}
+        buf[s["phase"].start + PHASES.index(e.phase)] = 1
+        buf[s["round"]] = e.round
+        buf[s["last_round"]] = e.last_round
+        buf[s["pick_no"]] = e.pick_no
+        if e.phase == "cook":
+            buf[s["turn"].start + e.turn] = 1
+        buf[s["first_cook"].start + e.first] = 1
+        buf[s["turns_taken"]] = e.turns_taken
+        buf[s["cooked_this_turn"]] = len(e.cooked_this_turn)
+        buf[s["packs"]] = np.asarray(e.packs, dtype=np.float32).reshape(-1)
+        buf[s["picked"]] = e.picked
+        buf[s["hands"]] = np.asarray(e.hands, dtype=np.float32).reshape(-1)
+        buf[s["customers"]] = np.asarray(e.customers, dtype=np.float32).reshape(-1)
+        buf[s["go_boy"]] = e.go_boy
+        buf[s["tokens"]] = e.tokens
+        dishes, chars = self._seat_rows(order, e.piles, e.characters)
+        buf[s["pile_dishes"]] = dishes.reshape(-1)
+        buf[s["characters"]] = chars.reshape(-1)
+        buf[s["scores"]] = [e.score(i) for i in order]
+        self._display(buf, s, e.display, e.constraint)
+        deck = np.zeros(self._nd, dtype=np.float32)
+        for m in e.menu_deck:
+            deck[self.cat.menus[m].dish.index] += 1
+        buf[s["menu_deck"]] = deck
+        if e.menu_deck:
+            buf[s["next_menu"].start + self.cat.menus[e.menu_deck[-1]].dish.index] = 1
+        buf[s["ingredient_deck"]] = np.bincount(np.asarray(e.ingredient_deck, dtype=np.int64), minlength=self.cat.n_types)
+        buf[s["customer_deck"]] = np.bincount(np.asarray(e.customer_deck, dtype=np.int64), minlength=len(self.cat.customers))
+        buf[s["customer_discard"]] = e.customer_discard
+        buf[s["token_supply"]] = e.token_supply
+        buf[s["go_boy_supply"]] = e.go_boy_supply
+        self._pending(buf, s, e.pending, ident)
+        return buf
+

@@ -1,0 +1,259 @@
+"""The Waroong Wars rules engine (pure Python + numpy).
+
+One step is one simultaneous draft pick (Shopping) or one decision of the
+player whose turn it is (Cooking); everyone else can only wait (``noop``).
+The rules live in :mod:`~envs.waroong_wars.draft`,
+:mod:`~envs.waroong_wars.cooking`, :mod:`~envs.waroong_wars.customers`,
+:mod:`~envs.waroong_wars.scoring` and :mod:`~envs.waroong_wars.legality`;
+this class holds the state, wires the actions to them and snapshots.
+
+State (every field is a plain list/int, so scenario tests can set them):
+
+=====================  ==================================================
+``phase``              "draft", "cook" or "over"
+``round``, ``first``   round number (1-based); seat holding the First Cooking marker
+``menu_deck``          menu card ids, top = last
+``display``            6 menu ids, slot 0 = leftmost, -1 = empty
+``last_round``         the last menu card has been revealed
+``ingredient_deck``    undealt ingredient types this round, top = last
+``packs``, ``picked``  per seat: the pack in front of it (counts per type); picked from it yet
+``pick_no``            picks made this round (0..6)
+``hands``              per seat: ingredient cards (counts per type): face-down picks during Shopping
+``go_boy``             per seat: holds a Go Boy!; ``go_boy_supply``
+``customers``          per seat: customer cards (counts per kind)
+``customer_deck``      kinds, top = last; ``customer_discard``: face-up counts per kind
+``tokens``             per seat: Extra VP tokens; ``token_supply``
+``piles``              per seat: cooked menu ids (scoring pile)
+``characters``         per seat: character index (-1 outside Character Mode)
+``turn``               seat cooking now; ``turns_taken`` this round; ``cooked_this_turn``
+``pending``            None, ``{"kind": "theft", "ability", "attacker", "target"}`` or ``{"kind": "extra", "seat"}``
+``ended_by``           why the game ended ("" while it runs)
+=====================  ==================================================
+"""
+
+from __future__ import annotations
+
+from typing import Any, ClassVar, Mapping
+
+import numpy as np
+
+from envs.core.engine import StepResult, TickEngine
+from envs.core.seeding import shuffled
+from envs.core.tables import ActionTable
+from envs.waroong_wars import cooking, customers, draft, legality, public, scoring
+from envs.waroong_wars.actions import action_index
+from envs.waroong_wars.cards import load_catalog
+from envs.waroong_wars.options import check_variants
+
+STATE_KEYS = (
+    "phase", "round", "first", "menu_deck", "display", "last_round", "ingredient_deck", "packs", "picked",
+    "pick_no", "hands", "go_boy", "go_boy_supply", "customers", "customer_deck", "customer_discard", "tokens",
+    "token_supply", "piles", "characters", "turn", "turns_taken", "cooked_this_turn", "pending", "ended_by",
+)
+
+
+class WaroongEngine(TickEngine):
+    ENGINE_NAME: ClassVar[str] = "waroong_wars"
+    SNAPSHOT_VERSION: ClassVar[int] = 1
+
+    # ------------------------------------------------------------------ construction
+    @classmethod
+    def agent_ids(cls, config: Mapping[str, Any]) -> list[str]:
+        check_variants(config)
+        return [f"player_{i}" for i in range(int(config["players"]))]
+
+    @classmethod
+    def action_table(cls, config: Mapping[str, Any]) -> ActionTable:
+        return action_index(int(config["players"])).table
+
+    def _init_common(self, config: dict, rng: np.random.Generator, tick: int) -> None:
+        super()._init_common(config, rng, tick)
+        self.cat = load_catalog()
+        self.n = len(self.agents)
+        self.ix = action_index(self.n)
+        self.seat_of = {a: i for i, a in enumerate(self.agents)}
+        self.no_memory = bool(config["no_memory_chef"])
+        self.customers_on = not config["plain_mode"]
+        self.characters_on = bool(config["character_mode"])
+        self.constraint = bool(config["constraint_mode"])
+        self.round_limit = int(config["round_limit"])
+        self.vp_shaping = float(config["vp_shaping"])
+        self.menu_deck_size = self.cat.components["menu_deck_size"][self.n]
+        self.tukang_kinds = [self.cat.tukang_for(c) for c in range(len(self.cat.categories))]
+        self.ability_kind = {k.ability: k.index for k in self.cat.customers if k.ability != "tukang" and k.ability != "score"}
+        self._powers = [c.power for c in self.cat.characters]
+        self._scores_before: list[int] | None = None
+
+    def _setup(self) -> None:
+        cat = self.cat
+        n = self.n
+        menus = shuffled(list(range(len(cat.menus))), self.rng)
+        self.menu_deck = menus[: self.menu_deck_size]  # the rest goes back to the box
+        self.display = [self.menu_deck.pop() for _ in range(cat.components["display_size"])]
+        self.last_round = False
+        self.customer_deck = shuffled(list(cat.customer_deck), self.rng) if self.customers_on else []
+        self.customer_discard = [0] * len(cat.customers)
+        self.customers = [[0] * len(cat.customers) for _ in range(n)]
+        if self.characters_on:
+            self.characters = [int(c) for c in self.rng.permutation(len(cat.characters))[:n]]
+        else:
+            self.characters = [-1] * n
+        self.first = int(self.rng.integers(n))
+        self.token_supply = cat.components["extra_vp_tokens"]
+        self.tokens = [0] * n
+        self.go_boy = [False] * n
+        self.go_boy_supply = cat.components["go_boy_cards"]
+        self.piles = [[] for _ in range(n)]
+        self.round = 1
+        self.ended_by = ""
+        draft.start_round(self)
+
+    # ------------------------------------------------------------------ helpers
+    def power(self, seat: int) -> str | None:
+        """The power key of the seat's character (None outside Character Mode)."""
+        c = self.characters[seat]
+        return None if c < 0 else self._powers[c]
+
+    def public_view(self, agent: str) -> public.PublicView:
+        """Exactly what ``agent`` may know now (see :mod:`envs.waroong_wars.public`)."""
+        return public.build(self, self.seat_of[agent])
+
+    def score(self, seat: int) -> int:
+        return scoring.score(self, seat)
+
+    def game_over(self, why: str, result: StepResult) -> None:
+        self.phase = "over"
+        self.ended_by = why
+        result.events.append(f"game over ({why})")
+
+    # ------------------------------------------------------------------ legality
+    def _compute_mask(self, agent: str) -> np.ndarray:
+        return legality.compute_mask(self, self.seat_of[agent])
+
+    def why_illegal(self, agent: str, action: int) -> str:
+        if agent not in self.seat_of:
+            return f"no such agent; agents are {list(self.agents)}"
+        reason = legality.illegal_reason(self, self.seat_of[agent], int(action))
+        return reason or "legal now"
+
+    def conflict(self, agent: str, action: int) -> str | None:
+        # Only draft picks are simultaneous, and each touches only the picker's own pack;
+        # in the Cooking phase a single player acts. Nothing can pre-empt anything.
+        return None
+
+    @property
+    def done(self) -> bool:
+        return self.phase == "over"
+
+    # ------------------------------------------------------------------ stepping
+    def begin_tick(self, joint: dict[str, int], result: StepResult) -> None:
+        if self.vp_shaping:
+            self._scores_before = [scoring.score(self, s) for s in range(self.n)]
+
+    def apply(self, agent: str, action: int, result: StepResult) -> None:
+        seat = self.seat_of[agent]
+        ix = self.ix
+        if action < ix.cook0:
+            draft.pick(self, seat, action - ix.pick0)
+        elif action < ix.perayu0:
+            cooking.cook(self, seat, *ix.decode_cook(action), result)
+        elif action < ix.maling0:
+            customers.use_theft(self, seat, "perayu", action - ix.perayu0 + 1, result)
+        elif action < ix.mbok0:
+            customers.use_theft(self, seat, "maling", action - ix.maling0 + 1, result)
+        elif action < ix.respond0:
+            target, give = ix.decode_mbok(action)
+            customers.use_mbok_bakul(self, seat, target, ix.gives[give], result)
+        elif action < ix.extra0:
+            customers.respond(self, seat, bool(action - ix.respond0), result)
+        elif action < ix.take_go_boy:
+            customers.extra_customer(self, seat, bool(action - ix.extra0), result)
+        elif action == ix.take_go_boy:
+            cooking.take_go_boy(self, seat, result)
+        else:
+            cooking.end_turn(self, seat, result)
+
+    def end_tick(self, joint: dict[str, int], result: StepResult) -> None:
+        if self.phase == "draft":
+            draft.after_picks(self, result)
+        if self.vp_shaping and self._scores_before is not None:
+            for s, a in enumerate(self.agents):
+                result.rewards[a] += self.vp_shaping * (scoring.score(self, s) - self._scores_before[s])
+            self._scores_before = None
+        if self.phase == "over":
+            for a, r in zip(self.agents, scoring.rank_rewards(self)):
+                result.rewards[a] += r
+
+    # ------------------------------------------------------------------ results
+    def outcome(self) -> dict:
+        keys = scoring.rank_keys(self)
+        win = scoring.winners(self) if self.done else []
+        order = sorted(range(self.n), key=lambda s: keys[s], reverse=True)
+        return {
+            "winners": [self.agents[s] for s in win],
+            "scores": {a: float(keys[s][0]) for s, a in enumerate(self.agents)},
+            "menus": {a: keys[s][1] for s, a in enumerate(self.agents)},
+            "breakdown": {a: scoring.breakdown(self, s) for s, a in enumerate(self.agents)},
+            "ranking": [self.agents[s] for s in order],
+            "rounds": self.round,
+            "ended_by": self.ended_by,
+        }
+
+    # ------------------------------------------------------------------ snapshots
+    def state_dict(self) -> dict:
+        return {k: _plain(getattr(self, k)) for k in STATE_KEYS}
+
+    def load_state_dict(self, state: dict) -> None:
+        missing = [k for k in STATE_KEYS if k not in state]
+        if missing:
+            raise KeyError(f"state lacks {missing}")
+        n, nt, nk = self.n, self.cat.n_types, len(self.cat.customers)
+        _check(state["phase"] in ("draft", "cook", "over"), f"phase {state['phase']!r}")
+        for key, width in (("packs", nt), ("hands", nt), ("customers", nk)):
+            rows = state[key]
+            _check(len(rows) == n and all(len(r) == width and all(int(x) >= 0 for x in r) for r in rows),
+                   f"{key} must be {n} rows of {width} non-negative counts")
+        for key in ("picked", "go_boy", "tokens", "piles", "characters"):
+            _check(len(state[key]) == n, f"{key} must have {n} entries")
+        _check(len(state["display"]) == self.cat.components["display_size"], "display must have 6 slots")
+        _check(len(state["customer_discard"]) == nk, f"customer_discard must have {nk} counts")
+        for key in ("first", "turn"):
+            _check(0 <= int(state[key]) < n, f"{key} must be a seat 0..{n - 1}")
+        p = state["pending"]
+        _check(p is None or (isinstance(p, dict) and p.get("kind") in ("theft", "extra")), f"pending {p!r}")
+        self.phase = str(state["phase"])
+        self.round, self.first = int(state["round"]), int(state["first"])
+        self.menu_deck = [int(x) for x in state["menu_deck"]]
+        self.display = [int(x) for x in state["display"]]
+        self.last_round = bool(state["last_round"])
+        self.ingredient_deck = [int(x) for x in state["ingredient_deck"]]
+        self.packs = [[int(x) for x in r] for r in state["packs"]]
+        self.picked = [bool(x) for x in state["picked"]]
+        self.pick_no = int(state["pick_no"])
+        self.hands = [[int(x) for x in r] for r in state["hands"]]
+        self.go_boy = [bool(x) for x in state["go_boy"]]
+        self.go_boy_supply = int(state["go_boy_supply"])
+        self.customers = [[int(x) for x in r] for r in state["customers"]]
+        self.customer_deck = [int(x) for x in state["customer_deck"]]
+        self.customer_discard = [int(x) for x in state["customer_discard"]]
+        self.tokens = [int(x) for x in state["tokens"]]
+        self.token_supply = int(state["token_supply"])
+        self.piles = [[int(x) for x in r] for r in state["piles"]]
+        self.characters = [int(x) for x in state["characters"]]
+        self.turn, self.turns_taken = int(state["turn"]), int(state["turns_taken"])
+        self.cooked_this_turn = [int(x) for x in state["cooked_this_turn"]]
+        self.pending = None if p is None else {k: (v if isinstance(v, str) else int(v)) for k, v in p.items()}
+        self.ended_by = str(state["ended_by"])
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _check(ok: bool, what: str) -> None:
+    if not ok:
+        raise ValueError(f"bad state: {what}")

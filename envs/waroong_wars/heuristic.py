@@ -1,0 +1,247 @@
+"""A scripted Waroong Wars player that uses public information only.
+
+It reads ``env.unwrapped.engine.public_view(agent)`` (what that player may
+know) and the printed card data, and remembers its own face-down picks
+itself, as a player at the table must.
+
+* Shopping: picks the card that best advances the most valuable set of
+  display menus it could still complete with the picks left
+  (VP x coverage^2, where coverage counts owned cards, Tukangs and a Go Boy!),
+  plus a matching supplement's +2.
+* Cooking: plays Perayu on the opponent holding the most customers (two or
+  more); plays Maling when one random card is likely enough to enable a
+  menu; plays Mbok Bakul to swap a useless card when one card short of a big
+  menu; then cooks the best feasible set of menus, highest VP first (Geng
+  Bajoel counts pair bonuses), adding supplements, paying with the Go Boy!
+  before Tukangs (a kept Tukang still scores 1 VP); when nothing can be
+  cooked, takes a Go Boy! if allowed, else ends the turn.
+* Answers: cancels a Maling with its Hansip if its own cooking turn is still
+  to come this round, a Perayu if its customers are worth more than 1 VP on
+  average; Bu Prasojo always takes the extra customer.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from envs.core.policy import Policy
+from envs.waroong_wars.actions import action_index
+from envs.waroong_wars.cards import load_catalog
+from envs.waroong_wars.cooking import EMPTY, slots_for
+from envs.waroong_wars.public import PublicView
+
+PAIR_POWER = "pair_bonus"
+PLAIN_MENU_SUPPLEMENT_POWER = "supplement_on_plain_menu"
+
+
+class HeuristicPolicy(Policy):
+    name = "heuristic"
+
+    def __init__(self) -> None:
+        self.cat = load_catalog()
+        self.tukang_kinds = [self.cat.tukang_for(c) for c in range(5)]
+        self.kind = {k.ability: k.index for k in self.cat.customers}
+        self._memory: dict[str, tuple[Any, list[int]]] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        self._memory.clear()
+
+    # ------------------------------------------------------------------ entry
+    def act(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> int:
+        legal = np.flatnonzero(observation["action_mask"])
+        if legal.size == 0:
+            raise ValueError(f"{agent} has no legal action")
+        if legal.size == 1:
+            return int(legal[0])
+        if env is None:
+            raise ValueError("HeuristicPolicy needs the env to read the public view")
+        eng = env.unwrapped.engine
+        view = eng.public_view(agent)
+        ix = action_index(view.n)
+        legal_set = set(int(a) for a in legal)
+        if view.phase == "draft":
+            return self._pick(view, legal_set, ix, agent, id(eng))
+        if view.pending is not None:
+            if view.pending["kind"] == "extra":
+                return ix.extra0 + 1 if ix.extra0 + 1 in legal_set else ix.extra0
+            return self._answer(view, legal_set, ix)
+        return self._cooking_turn(view, legal_set, ix)
+
+    # ------------------------------------------------------------------ helpers
+    def _tukangs(self, view: PublicView) -> list[int]:
+        return [view.customers[k] for k in self.tukang_kinds]
+
+    def _power(self, view: PublicView, seat: int) -> str | None:
+        c = view.characters[seat]
+        return None if c < 0 else self.cat.characters[c].power
+
+    def _set_value(self, view: PublicView, menus: list[int], hand: list[int], tuk: list[int], go_boy: int,
+                   picks_left: int | None) -> float:
+        return self._best_set(view, menus, hand, tuk, go_boy, picks_left)[0]
+
+    def _best_set(self, view: PublicView, menus: list[int], hand: list[int], tuk: list[int], go_boy: int,
+                  picks_left: int | None) -> tuple[float, list[int]]:
+        """Best VP x coverage^2 over sets of ``menus`` (complete sets only when ``picks_left`` is None)."""
+        cat = self.cat
+        best = 0.0
+        best_set: list[int] = []
+        k = len(menus)
+        reqs = [cat.menus[m].dish.requires for m in menus]
+        vps = [cat.menus[m].dish.vp for m in menus]
+        pair = self._power(view, view.viewer) == PAIR_POWER
+        own = [cat.menus[m].dish.index for m in view.piles[view.viewer]]
+        jeng = self._power(view, view.viewer) == PLAIN_MENU_SUPPLEMENT_POWER
+        for bits in range(1, 1 << k):
+            req = [0] * 5
+            vp = 0.0
+            chosen = []
+            for i in range(k):
+                if bits >> i & 1:
+                    chosen.append(menus[i])
+                    vp += vps[i]
+                    for c in range(5):
+                        req[c] += reqs[i][c]
+            size = sum(req)
+            covered = 0
+            over = 0
+            for c in range(5):
+                have = hand[c] + tuk[c]
+                covered += min(req[c], have)
+                over += max(0, req[c] - have)
+            wild = min(go_boy, over)
+            covered += wild
+            missing = over - wild
+            if picks_left is None:
+                if missing:
+                    continue
+                cov = 1.0
+            else:
+                if missing > picks_left:
+                    continue
+                cov = covered / size
+            if pair:
+                dishes = own + [cat.menus[m].dish.index for m in chosen]
+                vp += 5 * sum(dishes.count(d) // 2 - own.count(d) // 2 for d in set(dishes))
+            if view.token_supply > 0:
+                sups = [hand[5 + s] for s in range(len(cat.supplements))]
+                for m in chosen:
+                    icons = cat.menus[m].dish.icons or (tuple(range(len(sups))) if jeng else ())
+                    for s in icons:
+                        if sups[s]:
+                            sups[s] -= 1
+                            vp += 2
+                            break
+            if vp * cov * cov > best:
+                best, best_set = vp * cov * cov, chosen
+        return best, best_set
+
+    # ------------------------------------------------------------------ shopping
+    def _pick(self, view: PublicView, legal: set[int], ix, agent: str, game: int) -> int:
+        key = (game, view.round)
+        if view.hand_visible:
+            hand = list(view.hand)
+        else:
+            mem = self._memory.get(agent)
+            hand = list(mem[1]) if mem and mem[0] == key and sum(mem[1]) == view.pick_no else [0] * self.cat.n_types
+        tuk = self._tukangs(view)
+        go_boy = int(view.go_boy[view.viewer])
+        menus = [m for m in view.display if m != EMPTY]
+        picks_left = 6 - view.pick_no - 1
+        best, best_a = -1.0, None
+        for a in sorted(legal):
+            if not ix.pick0 <= a < ix.pick0 + self.cat.n_types:
+                continue
+            t = a - ix.pick0
+            hand[t] += 1
+            v = self._set_value(view, menus, hand, tuk, go_boy, picks_left)
+            hand[t] -= 1
+            v += 0.01 * (5 - t if t < 5 else 0)  # deterministic tie-break toward main ingredients
+            if v > best:
+                best, best_a = v, a
+        hand[best_a - ix.pick0] += 1
+        self._memory[agent] = (key, hand)
+        return best_a
+
+    # ------------------------------------------------------------------ answers
+    def _answer(self, view: PublicView, legal: set[int], ix) -> int:
+        cancel, allow = ix.respond0 + 1, ix.respond0
+        if cancel not in legal:
+            return allow
+        p = view.pending
+        if p["ability"] == "maling":
+            my_pos = (view.viewer - view.first) % view.n
+            still_to_cook = my_pos > view.turns_taken
+            return cancel if still_to_cook else allow
+        held = [(k, c) for k, c in enumerate(view.customers) if c]
+        total = sum(c for _, c in held)
+        mean = sum(self.cat.customers[k].end_vp * c for k, c in held) / total
+        return cancel if mean > 1 else allow
+
+    # ------------------------------------------------------------------ cooking
+    def _cooking_turn(self, view: PublicView, legal: set[int], ix) -> int:
+        me = view.viewer
+        n = view.n
+        # Perayu: rob the opponent with the most customer cards (two or more).
+        perayu = [a for a in legal if ix.perayu0 <= a < ix.perayu0 + n - 1]
+        if perayu:
+            best = max(perayu, key=lambda a: (view.customer_counts[(me + a - ix.perayu0 + 1) % n], -a))
+            if view.customer_counts[(me + best - ix.perayu0 + 1) % n] >= 2:
+                return best
+        hand = list(view.hand)
+        tuk = self._tukangs(view)
+        go_boy = int(view.go_boy[me])
+        cookable = [s for s in slots_for(view.constraint) if view.display[s] != EMPTY]
+        menus = [view.display[s] for s in cookable]
+        cooks = [a for a in legal if ix.cook0 <= a < ix.perayu0]
+        if not cooks:
+            a = self._short_one_card(view, legal, ix, menus, hand, tuk, go_boy)
+            if a is not None:
+                return a
+            return ix.take_go_boy if ix.take_go_boy in legal else ix.end_turn
+        return self._best_cook(view, cooks, ix, menus, hand, tuk, go_boy)
+
+    def _best_cook(self, view: PublicView, cooks: list[int], ix, menus, hand, tuk, go_boy) -> int:
+        cat = self.cat
+        # The feasible set of menus worth most; cook its highest-VP menu first.
+        wanted = set(self._best_set(view, menus, hand, tuk, go_boy, None)[1])
+
+        def key(a: int) -> tuple:
+            slot, g, s = ix.decode_cook(a)
+            d = cat.menus[view.display[slot]].dish
+            return (view.display[slot] in wanted, d.vp, s > 0, g > 0, -a)
+
+        return max(cooks, key=key)
+
+    def _short_one_card(self, view: PublicView, legal: set[int], ix, menus, hand, tuk, go_boy) -> int | None:
+        """Maling or Mbok Bakul when one more card would likely let a menu be cooked."""
+        cat = self.cat
+        me, n = view.viewer, view.n
+        gains = []
+        for c in range(5):
+            hand[c] += 1
+            gains.append(max((cat.menus[m].dish.vp for m in menus
+                              if self._set_value(view, [m], hand, tuk, go_boy, None) > 0), default=0))
+            hand[c] -= 1
+        expected = sum(gains) / 5
+        maling = [a for a in legal if ix.maling0 <= a < ix.maling0 + n - 1]
+        if maling and expected > 1.2:
+            my_pos = (me - view.first) % n
+
+            def target_key(a: int) -> tuple:
+                seat = (me + a - ix.maling0 + 1) % n
+                to_come = (seat - view.first) % n > my_pos
+                return (to_come, view.hand_sizes[seat], -a)
+
+            return max(maling, key=target_key)
+        mbok = [a for a in legal if ix.mbok0 <= a < ix.respond0]
+        if mbok and max(gains) >= 5:
+            needed = [sum(cat.menus[m].dish.requires[c] for m in menus) for c in range(5)]
+            useless = [t for t in range(5) if hand[t] > needed[t]]
+            for a in mbok:
+                target, g = ix.decode_mbok(a)
+                give = ix.gives[g]
+                if len(give) == 1 and give[0] in useless:
+                    return a
+        return None

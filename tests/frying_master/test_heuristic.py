@@ -1,0 +1,124 @@
+"""The scripted chef: sensible decisions, legal play, public information only,
+and a clear margin over random play."""
+
+from __future__ import annotations
+
+import pytest
+
+from envs import frying_master_v0
+from envs.core.engine import NOOP
+from envs.core.play import play_episode
+from envs.core.policy import RandomLegalPolicy
+from envs.frying_master.heuristic import decide, face_down_counts
+from tests.frying_master.helpers import CAT, F, P, act, counts, in_play
+
+
+def _decide(eng, agent="chef_0"):
+    return decide(eng.public_view(agent))
+
+
+def test_serves_a_complete_order():
+    eng = in_play(plates={"chef_0": "Beef Vermicelli Soup"}, table_up={"beef": 2})
+    eng.plate_cards["chef_0"] = counts("vermicelli", "beef")
+    eng.invalidate_masks()
+    assert _decide(eng) == act(eng, "serve")
+
+
+def test_lifts_a_needed_image_up_card_specific_first():
+    eng = in_play(plates={"chef_0": "Kung Pao Chicken"}, table_up={"carrot": 3, "chili": 1})
+    assert _decide(eng) == act(eng, "lift", spatula=0, food="chili")
+
+
+def test_prefers_a_liked_food_for_an_any_slot():
+    eng = in_play(plates={"chef_0": "Kung Pao Chicken"}, table_up={"onion": 3, "carrot": 1})
+    eng.plate_cards["chef_0"] = counts("chicken", "chili")
+    eng.invalidate_masks()
+    assert _decide(eng) == act(eng, "lift", spatula=0, food="carrot")
+
+
+def test_sets_the_load_on_the_plate_once_the_order_is_covered():
+    eng = in_play(plates={"chef_0": "Beef Vermicelli Soup"}, table_up={"beef": 2})
+    eng.loads["chef_0"][0] = [F("vermicelli"), F("beef")]
+    eng.invalidate_masks()
+    assert _decide(eng) == act(eng, "unload", spatula=0)
+
+
+def test_flips_when_nothing_useful_shows():
+    eng = in_play(plates={"chef_0": "Beef Vermicelli Soup"}, table_up={"rice": 2}, table_down=("beef", "vermicelli"))
+    assert _decide(eng) in (act(eng, "flip", spatula=0, category="meat"),
+                            act(eng, "flip", spatula=0, category="rice_noodles"))
+
+
+def test_gives_up_a_wrong_plate():
+    eng = in_play(plates={"chef_0": "Beef Vermicelli Soup"}, table_up={"beef": 2})
+    eng.plate_cards["chef_0"] = counts("rice")
+    eng.invalidate_masks()
+    assert _decide(eng) == act(eng, "give_up")
+
+
+def test_gives_up_an_order_whose_food_is_gone_from_the_table():
+    eng = in_play(plates={"chef_0": "Garlic Shrimp"}, table_up={"garlic": 2}, table_down=("beef", "pork"))
+    eng.completed["chef_1"] = [(P("Shrimp Vermicelli"), counts("vermicelli", "shrimp", "garlic"))] * 3
+    eng.plate_cards["chef_1"] = counts("shrimp")
+    eng.invalidate_masks()
+    # Card counting from public information: all 4 shrimp are visible elsewhere.
+    assert face_down_counts(eng.public_view("chef_0"), CAT)[F("shrimp")] == 0
+    assert _decide(eng) == act(eng, "give_up")
+
+
+def test_tips_a_spatula_with_unusable_food():
+    eng = in_play(plates={"chef_0": "Beef Vermicelli Soup"}, table_up={"beef": 2})
+    eng.loads["chef_0"][0] = [F("rice")]
+    eng.invalidate_masks()
+    assert _decide(eng) == act(eng, "tip", spatula=0)
+
+
+def test_waits_while_its_only_spatula_is_busy_and_the_order_is_covered():
+    eng = in_play(plates={"chef_0": "Beef Vermicelli Soup"})
+    eng.loads["chef_0"][0] = [F("vermicelli"), F("beef")]
+    eng.busy["chef_0"][0] = 1
+    eng.invalidate_masks()
+    assert _decide(eng) == NOOP
+
+
+def test_uses_the_free_hand_in_teppanyaki():
+    eng = in_play(mode="teppanyaki", plates={"chef_0": "Yangzhou Fried Rice"}, table_up={"rice": 2, "shrimp": 1, "carrot": 1})
+    eng.loads["chef_0"][0] = [F("rice")]
+    eng.busy["chef_0"][0] = 1
+    eng.invalidate_masks()
+    assert _decide(eng) in (act(eng, "lift", spatula=1, food="rice"), act(eng, "lift", spatula=1, food="shrimp"))
+
+
+def test_chooses_a_plate_at_setup_and_draws_when_without_an_order():
+    eng = in_play()
+    assert _decide(eng) in (act(eng, "draw", pile="A"), act(eng, "draw", pile="B"))
+    env = frying_master_v0.parallel_env(players=3, mode="mixed")
+    env.reset(seed=0)
+    eng = env.unwrapped.engine
+    chooser = eng.choose_queue[0]
+    assert decide(eng.public_view(chooser)) in (act(eng, "draw", pile="A"), act(eng, "draw", pile="B"))
+    assert all(decide(eng.public_view(a)) == NOOP for a in eng.agents if a != chooser)
+
+
+@pytest.mark.parametrize("kw", [dict(players=2, mode="drawn"), dict(players=3, mode="preorder"),
+                                dict(players=4, mode="teppanyaki"), dict(players=3, mode="casual", teppanyaki=True)])
+def test_plays_only_legal_actions_to_the_end(kw):
+    env = frying_master_v0.parallel_env(**kw)  # illegal_action="raise": an illegal action would raise
+    pols = {a: (frying_master_v0.HeuristicPolicy() if i % 2 == 0 else RandomLegalPolicy(i))
+            for i, a in enumerate(env.possible_agents)}
+    r = play_episode(env, pols, seed=7)
+    assert r.terminated and r.outcome["winners"]
+
+
+def test_beats_random_chefs_by_a_clear_margin():
+    for players in (2, 4):
+        env = frying_master_v0.parallel_env(players=players, mode="drawn")
+        share = 0.0
+        games = 8
+        for g in range(games):
+            seat = env.possible_agents[g % players]
+            pols = {a: (frying_master_v0.HeuristicPolicy() if a == seat else RandomLegalPolicy(g))
+                    for a in env.possible_agents}
+            r = play_episode(env, pols, seed=g)
+            share += (1.0 / len(r.winners)) if seat in r.winners else 0.0
+        assert share / games >= 0.85, f"{players} players: heuristic won {share}/{games}"

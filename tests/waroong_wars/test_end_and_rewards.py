@@ -1,0 +1,118 @@
+"""Ending the game, scoring, the tie-break and the rewards."""
+
+from __future__ import annotations
+
+import pytest
+
+from envs import waroong_wars_v0
+from tests.waroong_wars.helpers import act, cook_action, cooking_engine, counts, customer_counts, ix, menu, set_display
+
+SIX = ["Nasi Pecel", "Tempe Penyet", "Lontong Balap", "Sate Klopo", "Semanggi", "Rujak Soto"]
+
+
+def test_end_trigger_last_card_revealed_finishes_the_round_then_scores():
+    eng = cooking_engine(3, turn=1)
+    set_display(eng, SIX)
+    eng.menu_deck = [eng.menu_deck[0]]
+    eng.hands[1] = counts(rice=1, vegetable=1)
+    eng.invalidate_masks()
+    act(eng, 1, cook_action(eng, 0))  # reveals the last menu card
+    assert eng.last_round and not eng.done
+    act(eng, 1, ix(eng).end_turn)
+    act(eng, 2, ix(eng).end_turn)
+    assert not eng.done and eng.turn == 0  # the player after them still cooks this round
+    act(eng, 0, ix(eng).end_turn)
+    assert eng.done and eng.phase == "over" and eng.ended_by == "menu deck exhausted"
+    assert eng.live_agents() == [] and eng.round == 1
+
+
+def test_no_end_while_cards_remain_in_the_menu_deck():
+    eng = cooking_engine(3)
+    for _ in range(3):
+        act(eng, eng.turn, ix(eng).end_turn)
+    assert not eng.done and eng.round == 2 and eng.phase == "draft"
+
+
+def test_round_limit_ends_the_game():
+    eng = cooking_engine(3, round_limit=1)
+    for _ in range(3):
+        act(eng, eng.turn, ix(eng).end_turn)
+    assert eng.done and eng.ended_by == "round limit"
+
+
+def test_score_counts_menus_customers_and_tokens():
+    eng = cooking_engine(3)
+    eng.piles[0] = [menu("Lontong Balap"), menu("Rujak Soto")]
+    eng.customers[0] = customer_counts(primadona=1, preman=1, maling=1)
+    eng.tokens[0] = 4
+    assert eng.score(0) == 3 + 9 + (4 - 1 + 1) + 4
+
+
+def _finished(piles, tokens=(0, 0, 0)):
+    eng = cooking_engine(3)
+    eng.piles = [[menu(d, c) for d, c in p] for p in piles]
+    eng.tokens = list(tokens)
+    eng.last_round = True
+    eng.invalidate_masks()
+    results = [act(eng, eng.turn, ix(eng).end_turn) for _ in range(3)]
+    assert eng.done
+    return eng, results[-1]
+
+
+def test_most_vp_wins():
+    eng, res = _finished([[("Rujak Soto", 0)], [("Nasi Pecel", 0)], []])
+    out = eng.outcome()
+    assert out["winners"] == ["player_0"] and out["ranking"] == ["player_0", "player_1", "player_2"]
+    assert out["scores"] == {"player_0": 9.0, "player_1": 2.0, "player_2": 0.0}
+    assert res.rewards == {"player_0": 1.0, "player_1": 0.0, "player_2": -1.0}
+
+
+def test_tie_break_goes_to_the_most_menus():
+    # 5 VP each: one Nasi Rawon against Nasi Pecel + Lontong Balap.
+    eng, res = _finished([[("Nasi Rawon", 0)], [("Nasi Pecel", 0), ("Lontong Balap", 0)], []])
+    assert eng.outcome()["winners"] == ["player_1"]
+    assert res.rewards["player_1"] == 1.0 and res.rewards["player_0"] == 0.0
+
+
+def test_a_full_tie_is_a_shared_win():
+    eng, res = _finished([[("Nasi Pecel", 0)], [("Nasi Pecel", 1)], [("Tempe Penyet", 0)]])
+    assert eng.outcome()["winners"] == ["player_0", "player_1", "player_2"]
+    assert res.rewards == {a: 0.0 for a in eng.agents}
+
+
+def test_rewards_are_zero_before_the_end_by_default():
+    eng = cooking_engine(3)
+    set_display(eng, SIX)
+    eng.hands[0] = counts(rice=1, vegetable=1)
+    eng.invalidate_masks()
+    res = act(eng, 0, cook_action(eng, 0))
+    assert res.rewards == {a: 0.0 for a in eng.agents}
+
+
+def test_vp_shaping_rewards_the_change_of_ones_own_score():
+    eng = cooking_engine(3, vp_shaping=0.1)
+    set_display(eng, SIX)
+    eng.hands[0] = counts(rice=1, vegetable=1, unique=1, kerupuk=1)
+    eng.customer_deck = eng.customer_deck[:-1] + [eng.cat.customer("foodies").index]
+    eng.invalidate_masks()
+    res = act(eng, 0, cook_action(eng, 2, supplement="kerupuk"))
+    assert res.rewards["player_0"] == pytest.approx(0.1 * (3 + 2 + 2))
+    assert res.rewards["player_1"] == 0.0
+
+
+@pytest.mark.parametrize("shaping", [0.0, 0.2])
+def test_episode_returns_are_the_ranking_plus_shaped_final_score(shaping):
+    env = waroong_wars_v0.parallel_env(players=3, vp_shaping=shaping)
+    obs, _ = env.reset(seed=3)
+    policy = waroong_wars_v0.HeuristicPolicy()
+    total = {a: 0.0 for a in env.possible_agents}
+    while env.agents:
+        obs, rew, term, trunc, infos = env.step({a: policy.act(obs[a], a, env) for a in env.agents})
+        for a, r in rew.items():
+            total[a] += r
+    out = infos["player_0"]["outcome"]
+    ranks = {a: (sum(out["scores"][a] > out["scores"][b] or (out["scores"][a] == out["scores"][b] and out["menus"][a] > out["menus"][b]) for b in total)
+                 - sum(out["scores"][b] > out["scores"][a] or (out["scores"][a] == out["scores"][b] and out["menus"][b] > out["menus"][a]) for b in total)) / 2
+             for a in total}
+    for a in total:
+        assert total[a] == pytest.approx(ranks[a] + shaping * out["scores"][a])

@@ -1,0 +1,196 @@
+"""The environment surface: errors, masks vs reasons, snapshots, rendering, the heuristic."""
+
+from __future__ import annotations
+
+import json
+
+import numpy as np
+import pytest
+
+from envs import waroong_wars_v0
+from envs.core.errors import IllegalActionError, SnapshotError
+from envs.core.play import play_episode
+from envs.core.policy import RandomLegalPolicy
+from envs.core.seeding import make_rng
+from envs.waroong_wars.legality import illegal_reason
+from tests.waroong_wars.helpers import counts, cooking_engine, customer_counts, ix
+
+
+def test_env_is_turn_based_and_names_its_agents():
+    env = waroong_wars_v0.parallel_env(players=5)
+    assert env.realtime is False and "seconds_per_tick" not in env.config
+    assert env.possible_agents == [f"player_{i}" for i in range(5)]
+    assert env.action_space("player_0").n == env.action_table.n
+
+
+def test_illegal_action_raises_with_the_reason_and_changes_nothing():
+    env = waroong_wars_v0.parallel_env(players=3)
+    env.reset(seed=4)
+    eng = env.engine
+    empty = next(t for t, c in enumerate(eng.packs[0]) if c == 0)
+    before = json.dumps(env.snapshot(), sort_keys=True)
+    joint = {a: eng.legal_actions(a)[0] for a in env.agents}
+    joint["player_0"] = ix(3).pick0 + empty
+    with pytest.raises(IllegalActionError) as err:
+        env.step(joint)
+    msg = str(err.value)
+    assert "player_0" in msg and "draft_pick" in msg and "holds no" in msg and "Legal now" in msg
+    assert json.dumps(env.snapshot(), sort_keys=True) == before
+    with pytest.raises(IllegalActionError, match="end_turn.*Shopping phase"):
+        env.step({**joint, "player_0": ix(3).end_turn})
+
+
+def test_illegal_action_noop_mode_flags_and_waits():
+    env = waroong_wars_v0.parallel_env(players=3, illegal_action="noop")
+    env.reset(seed=4)
+    joint = {a: env.engine.legal_actions(a)[0] for a in env.agents}
+    joint["player_1"] = ix(3).end_turn
+    _, _, _, _, infos = env.step(joint)
+    assert infos["player_1"]["illegal_replaced"] and "Shopping" in infos["player_1"]["illegal_reason"]
+    assert env.engine.picked == [True, False, True]
+
+
+@pytest.mark.parametrize("players, opts", [(3, {}), (4, {"character_mode": True, "constraint_mode": True}),
+                                           (5, {"plain_mode": True}), (3, {"character_mode": True})])
+def test_mask_and_reasons_agree_on_every_action(players, opts):
+    env = waroong_wars_v0.parallel_env(players=players, **opts)
+    rng = make_rng(17)
+    checked = 0
+    for seed in range(2):
+        obs, _ = env.reset(seed=seed)
+        step = 0
+        while env.agents:
+            if step % 3 == 0:
+                eng = env.engine
+                for seat, agent in enumerate(env.agents):
+                    mask = eng.action_mask(agent)
+                    for a in range(env.action_table.n):
+                        reason = illegal_reason(eng, seat, a)
+                        assert (reason is None) == bool(mask[a]) or a == 0, (agent, env.action_table.name(a), reason)
+                    checked += 1
+            acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
+            obs, *_ = env.step(acts)
+            step += 1
+    assert checked > 20
+
+
+def test_every_live_agent_always_has_a_legal_action_and_only_one_player_decides_when_cooking():
+    env = waroong_wars_v0.parallel_env(players=4, character_mode=True)
+    obs, _ = env.reset(seed=8)
+    rng = make_rng(1)
+    while env.agents:
+        deciding = [a for a in env.agents if obs[a]["action_mask"][1:].any()]
+        assert all(obs[a]["action_mask"].any() for a in env.agents)
+        if env.engine.phase == "cook":
+            assert len(deciding) == 1
+        acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
+        obs, *_ = env.step(acts)
+
+
+def test_snapshot_round_trip_and_corrupt_snapshots():
+    env = waroong_wars_v0.parallel_env(players=4)
+    env.reset(seed=3)
+    for _ in range(7):
+        env.step({a: env.engine.legal_actions(a)[-1] for a in env.agents})
+    snap = json.loads(json.dumps(env.snapshot()))
+    twin = waroong_wars_v0.parallel_env(players=4)
+    twin.reset(options={"snapshot": snap})
+    for _ in range(10):
+        joint = {a: env.engine.legal_actions(a)[-1] for a in env.agents}
+        a, b = env.step(joint), twin.step(joint)
+        assert a[1] == b[1]
+        if not env.agents:
+            break
+    assert env.snapshot() == twin.snapshot()
+    bad = json.loads(json.dumps(snap))
+    bad["state"]["hands"] = bad["state"]["hands"][:2]
+    with pytest.raises(SnapshotError, match="hands must be 4 rows"):
+        twin.restore(bad)
+    bad = json.loads(json.dumps(snap))
+    del bad["state"]["pending"]
+    with pytest.raises(SnapshotError, match="pending"):
+        twin.restore(bad)
+    other = waroong_wars_v0.parallel_env(players=4, constraint_mode=True)
+    with pytest.raises(SnapshotError, match="constraint_mode"):
+        other.reset(options={"snapshot": snap})
+
+
+def test_render_shows_hands_only_to_the_chosen_viewer():
+    env = waroong_wars_v0.parallel_env(players=3, render_mode="ansi", render_viewer="player_1")
+    env.reset(seed=2)
+    eng = env.engine
+    text = env.render()
+    assert "Display" in text and "Shopping (pick 1 of 6)" in text
+    assert "player_1 pack:" in text and "player_0 pack:" not in text
+    joint = {a: eng.legal_actions(a)[0] for a in env.agents}
+    env.step(joint)
+    text = env.render()
+    assert "player_1 picks: 1 face down" in text
+    assert "player_0 pack" not in env.render_text("none") and "(hidden)" in env.render_text("none")
+    spectator = env.render_text("all")
+    assert all(f"player_{i} picks:" in spectator for i in range(3))
+    env.engine = cooking_engine(3)
+    env.engine.hands[1] = counts(rice=2)
+    env.engine.customers[1] = customer_counts(hansip=1)
+    text = env.render()
+    assert "player_1 hand: Rice x2" in text and "player_1 customers: Hansip" in text
+    assert "player_0 hand" not in text
+    assert "to act: player_0" in text
+
+
+def test_render_of_a_finished_game_names_the_winner():
+    env = waroong_wars_v0.parallel_env(players=3, render_mode="ansi")
+    pol = waroong_wars_v0.HeuristicPolicy()
+    play_episode(env, {a: pol for a in env.possible_agents}, seed=5)
+    text = env.render()
+    assert "game over" in text and "Winner(s): " + env.engine.outcome()["winners"][0] in text
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_heuristic_plays_legal_actions_and_beats_random(players):
+    env = waroong_wars_v0.parallel_env(players=players, character_mode=players == 4)
+    wins = 0.0
+    games = 8
+    for g in range(games):
+        seat = env.possible_agents[g % players]
+        pols = {a: RandomLegalPolicy(seed=g) for a in env.possible_agents}
+        pols[seat] = waroong_wars_v0.HeuristicPolicy()
+        res = play_episode(env, pols, seed=100 + g)  # illegal_action="raise": an illegal choice would raise
+        assert res.terminated
+        if seat in res.winners:
+            wins += 1 / len(res.winners)
+    assert wins / games >= 0.75  # random's fair share is 1/players
+
+
+def test_heuristic_uses_only_public_information():
+    """Its choice does not change when only hidden cards of others change."""
+    env = waroong_wars_v0.parallel_env(players=4)
+    obs, _ = env.reset(seed=6)
+    rng = make_rng(0)
+    decisions = 0
+    while env.agents and decisions < 60:
+        for seat, agent in enumerate(env.agents):
+            if obs[agent]["action_mask"].sum() > 1:
+                eng = env.engine
+                snap = eng.to_dict()
+                a1 = waroong_wars_v0.HeuristicPolicy().act(obs[agent], agent, env)
+                for o in range(4):
+                    if o != seat:
+                        total = sum(eng.hands[o])
+                        eng.hands[o] = [0] * 9
+                        eng.hands[o][int(rng.integers(5))] = total
+                eng.menu_deck.reverse()
+                eng.invalidate_masks()
+                a2 = waroong_wars_v0.HeuristicPolicy().act(env.observe(agent), agent, env)
+                env.engine = type(eng).from_dict(snap)
+                assert a1 == a2
+                decisions += 1
+        acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
+        obs, *_ = env.step(acts)
+    assert decisions >= 30
+
+
+def test_max_episode_steps_bounds_the_game_by_rule():
+    assert waroong_wars_v0.max_episode_steps(players=5) == 20 * 10 + 30 * 6
+    assert waroong_wars_v0.max_episode_steps(players=3, round_limit=5) == 5 * 8 + 18 * 6
+    assert waroong_wars_v0.raw_env.default_max_ticks >= waroong_wars_v0.max_episode_steps(players=5, round_limit=40)
