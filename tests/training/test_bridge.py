@@ -1,0 +1,285 @@
+"""The multi-agent VecEnv bridge: SB3 conventions, masks, seats, rewards, workers."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from sb3_contrib import MaskablePPO
+from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_supported
+from stable_baselines3.common.vec_env import VecEnv, VecMonitor
+
+import envs
+from envs.core.errors import IllegalActionError
+from training.actor import NumpyActor
+from training.copies import BridgeSettings, RewardRule
+from training.envspec import EnvSpec
+from training.seating import SeatingRule
+from training.vec_env import MultiAgentVecEnv, split
+
+
+def make_venv(env_id="toy_v0", options=None, learners=1, others=None, reward=None, copies=3, workers=1,
+              cooperative=False, seed=0, **kw):
+    spec = EnvSpec.resolve(env_id, options or {"players": 2})
+    rule = SeatingRule(learners, kw.pop("rotation", "cycle"), others or {"random": 1.0}, 3, 0.5)
+    settings = BridgeSettings(spec, rule, reward or RewardRule(), cooperative, True, seed)
+    return MultiAgentVecEnv(settings, copies, workers)
+
+
+def random_masked_actions(venv, rng):
+    return np.array([rng.choice(np.flatnonzero(m)) for m in get_action_masks(venv)])
+
+
+def test_is_an_sb3_vecenv_with_masking_through_wrappers(toy_registry):
+    venv = make_venv(options={"players": 3}, learners=2, copies=3)
+    try:
+        assert isinstance(venv, VecEnv) and venv.num_envs == 6
+        wrapped = VecMonitor(venv)
+        assert is_masking_supported(venv) and is_masking_supported(wrapped)
+        obs = wrapped.reset()
+        assert obs.shape == (6, 2 + 3) and obs.dtype == np.float32
+        masks = get_action_masks(wrapped)
+        assert masks.shape == (6, 3) and masks.dtype == bool
+        np.testing.assert_array_equal(masks, venv.action_masks())
+        assert venv.observation_space.contains(obs[0])
+    finally:
+        venv.close()
+
+
+def test_slot_observation_is_the_seat_encoding_with_one_hot(toy_registry):
+    venv = make_venv(options={"players": 3}, learners=1, copies=3)
+    try:
+        obs = venv.reset()
+        plan = venv.describe()
+        for i, p in enumerate(plan):
+            seat = ["p0", "p1", "p2"].index(p["learners"][0])
+            np.testing.assert_array_equal(obs[i, 2:], np.eye(3)[seat])
+            assert 6 / 20 <= obs[i, 0] <= 8 / 20  # pile 6-8 of a declared 0..20, rescaled
+            assert obs[i, 1] == 0.0
+        # cycle rotation: copy c starts at seat c and moves one seat per episode
+        assert [p["learners"] for p in plan] == [["p0"], ["p1"], ["p2"]]
+    finally:
+        venv.close()
+
+
+def test_seat_rotation_visits_every_seat(toy_registry):
+    venv = make_venv(options={"players": 3}, learners=1, copies=1)
+    rng = np.random.default_rng(0)
+    try:
+        venv.reset()
+        seen = [venv.describe()[0]["learners"][0]]
+        while len(seen) < 6:
+            _, _, dones, infos = venv.step(random_masked_actions(venv, rng))
+            if dones[0]:
+                seen.append(venv.describe()[0]["learners"][0])
+        assert seen == ["p0", "p1", "p2", "p0", "p1", "p2"]
+    finally:
+        venv.close()
+
+
+def test_auto_reset_reports_terminal_observation_and_truncation(toy_registry):
+    venv = make_venv(options={"players": 2, "max_ticks": 1, "tokens": 16}, copies=2)
+    try:
+        venv.reset()
+        obs, rew, dones, infos = venv.step(np.zeros(2, dtype=int))  # everyone waits: truncated after 1 tick
+        assert dones.all()
+        for i in range(2):
+            assert infos[i]["TimeLimit.truncated"] is True
+            term = infos[i]["terminal_observation"]
+            assert term.shape == obs[i].shape and term[0] >= 16 / 20
+            assert obs[i][0] >= 16 / 20  # the next game's first observation
+    finally:
+        venv.close()
+    venv = make_venv(options={"players": 2}, copies=1, others={"heuristic": 1})
+    rng = np.random.default_rng(1)
+    try:
+        venv.reset()
+        while True:
+            obs, rew, dones, infos = venv.step(random_masked_actions(venv, rng))
+            if dones[0]:
+                break
+        info = infos[0]
+        assert info["TimeLimit.truncated"] is False
+        assert info["terminal_observation"][0] == 0.0  # the pile is empty at the end
+        assert info["others"] == ["heuristic"] and info["seat"] in ("p0", "p1")
+        assert info["win"] in (0.0, 0.5, 1.0) and set(info["outcome"]) >= {"winners", "scores"}
+        assert obs[0][0] > 0.0  # already the next game
+    finally:
+        venv.close()
+
+
+def _collect(venv, steps, seed=0):
+    rng = np.random.default_rng(seed)
+    venv.seed(11)
+    out = [venv.reset().copy()]
+    for _ in range(steps):
+        obs, rew, dones, infos = venv.step(random_masked_actions(venv, rng))
+        out += [obs.copy(), rew.copy(), dones.copy(), [i.get("win") for i in infos]]
+    return out
+
+
+def _same(a, b):
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        if isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(x, y)
+        else:
+            assert x == y
+
+
+def test_worker_processes_give_the_same_trajectories_as_one_process(toy_registry):
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    runs = []
+    for workers in (1, 3):
+        venv = make_venv(options={"players": 3}, learners=1, copies=5, workers=workers,
+                         others={"pool": 1.0, "heuristic": 1.0, "random": 1.0})
+        try:
+            pol = MaskableActorCriticPolicy(venv.observation_space, venv.action_space, lambda _: 0.0, net_arch=[8])
+            import torch
+
+            torch.manual_seed(0)
+            for p in pol.parameters():
+                torch.nn.init.normal_(p)
+            state = NumpyActor.from_sb3_policy(pol).state()
+            assert venv.add_snapshot("snapshot@0", state) == ["snapshot@0"]
+            runs.append(_collect(venv, 150))
+        finally:
+            venv.close()
+    _same(runs[0], runs[1])
+
+
+def test_same_seed_same_trajectory_other_seed_differs(toy_registry):
+    a = make_venv(options={"players": 3}, copies=2, others={"heuristic": 1, "random": 1})
+    b = make_venv(options={"players": 3}, copies=2, others={"heuristic": 1, "random": 1})
+    try:
+        ra, rb = _collect(a, 60), _collect(b, 60)
+        _same(ra, rb)
+        b.seed(12)
+        b.reset()
+        rng = np.random.default_rng(0)
+        firsts = [b.step(random_masked_actions(b, rng))[0] for _ in range(5)]
+        assert any(not np.array_equal(x, y) for x, y in zip(firsts, ra[1::4][:5]))
+    finally:
+        a.close()
+        b.close()
+
+
+def test_team_reward_is_the_mean_and_win_bonus_counts(toy_registry):
+    venv = make_venv("toy_coop_v0", learners=2, cooperative=True, copies=1,
+                     reward=RewardRule("team", 2.0, win_bonus=10.0, loss_penalty=1.0))
+    try:
+        venv.reset()
+        # p0 grabs 2, p1 grabs 1: each token is worth 1/2 to every player -> team mean 1.5, scaled x2
+        obs, rew, dones, infos = venv.step(np.array([2, 1]))
+        np.testing.assert_allclose(rew, [3.0, 3.0])
+        while not dones[0]:
+            greedy = [2 if m[2] else 1 if m[1] else 0 for m in get_action_masks(venv)]
+            obs, rew, dones, infos = venv.step(np.array(greedy))
+        won = bool(infos[0]["outcome"]["winners"])
+        assert infos[0]["win"] == infos[1]["win"] == (1.0 if won else 0.0)
+        assert won and rew[0] >= 10.0  # the bonus of a won game on top of the last grab
+    finally:
+        venv.close()
+
+
+def test_own_reward_and_loss_penalty(toy_registry):
+    venv = make_venv(options={"players": 2, "tokens": 1}, copies=1, others={"heuristic": 1},
+                     reward=RewardRule("own", 1.0, win_bonus=5.0, loss_penalty=3.0))
+    try:
+        venv.reset()
+        obs, rew, dones, infos = venv.step(np.array([0]))  # wait while the heuristic grabs everything
+        while not dones[0]:
+            obs, rew, dones, infos = venv.step(np.array([0]))
+        assert infos[0]["win"] == 0.0 and rew[0] == -3.0
+    finally:
+        venv.close()
+
+
+def test_maskable_ppo_never_samples_an_illegal_action(toy_registry):
+    """Thousands of learner steps with illegal_action='raise' (an illegal action would raise)."""
+    venv = VecMonitor(make_venv(options={"players": 3, "tokens": 3}, learners=3, copies=4))
+    try:
+        model = MaskablePPO("MlpPolicy", venv, n_steps=256, batch_size=256, n_epochs=1, seed=0,
+                            policy_kwargs={"net_arch": [8]}, device="cpu")
+        model.learn(3072)
+        assert model.num_timesteps >= 3072
+        # the control: the same sampling without masks hits an illegal action and the env raises
+        with pytest.raises(IllegalActionError):
+            model.learn(3072, use_masking=False, reset_num_timesteps=False)
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize("env_id", [e for e in ("frying_master_v0", "waroong_wars_v0", "wok_star_v0")
+                                    if e in envs.available_env_ids()])
+def test_masks_are_respected_on_the_real_games(env_id):
+    """Thousands of steps sampled from the bridge's masks, illegal_action='raise', other seats random."""
+    m = envs.get_env_module(env_id)
+    opts = dict(m.TEST_CONFIGURATIONS[0])
+    spec = EnvSpec.resolve(env_id, opts)
+    cooperative = spec.kind == "cooperative"
+    n = len(spec.make().possible_agents)
+    venv = make_venv(env_id, opts, learners=n if cooperative else 1, cooperative=cooperative, copies=2,
+                     others={"random": 1.0})
+    rng = np.random.default_rng(0)
+    try:
+        venv.reset()
+        steps = 0
+        while steps < 2500:
+            venv.step(random_masked_actions(venv, rng))
+            steps += venv.num_envs
+    finally:
+        venv.close()
+
+
+def test_errors_in_workers_surface_with_their_message(toy_registry):
+    venv = make_venv(copies=2, workers=2)  # copy 0 in this process, copy 1 in a worker
+    try:
+        venv.reset()
+        with pytest.raises(RuntimeError, match="in bridge worker .*IllegalActionError"):
+            venv.step(np.array([0, 5]))  # action index 5 does not exist
+    finally:
+        venv.close()
+
+
+def test_pool_seats_need_a_snapshot(toy_registry):
+    venv = make_venv(copies=1, others={"pool": 1.0})
+    try:
+        with pytest.raises(ValueError, match="self-play pool is empty"):
+            venv.reset()
+    finally:
+        venv.close()
+
+
+def test_pool_keeps_the_most_recent_snapshots_and_samples_them(toy_registry):
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    venv = make_venv(options={"players": 3}, copies=4, others={"pool": 1.0})
+    try:
+        pol = MaskableActorCriticPolicy(venv.observation_space, venv.action_space, lambda _: 0.0, net_arch=[8])
+        state = NumpyActor.from_sb3_policy(pol).state()
+        for t in range(5):
+            pool = venv.add_snapshot(f"snapshot@{t}", state)
+        assert pool == ["snapshot@2", "snapshot@3", "snapshot@4"]  # pool_size 3, first in first out
+        venv.reset()
+        names = {n for p in venv.describe() for n in p["others"].values()}
+        assert names <= set(pool) and "snapshot@4" in names
+    finally:
+        venv.close()
+
+
+def test_split_is_contiguous_and_balanced():
+    assert split(5, 2) == [[0, 1, 2], [3, 4]]
+    assert split(2, 4) == [[0], [1]]
+    assert split(3, 1) == [[0, 1, 2]]
+
+
+def test_worker_side_modules_do_not_import_torch():
+    """Bridge and evaluation workers start fast because they never import torch."""
+    import subprocess
+    import sys
+
+    code = ("import sys, training.worker, training.evaluation, training.checkpoints, training.policies; "
+            "sys.exit(1 if 'torch' in sys.modules else 0)")
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+    assert r.returncode == 0, r.stderr or "torch was imported"

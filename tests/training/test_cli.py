@@ -1,0 +1,177 @@
+"""``python -m training``: evaluate, tournament, watch, train, list, schema; evaluation figures."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+import envs
+from tests.training.conftest import toy_config
+from training.cli import main
+from training.envspec import EnvSpec
+from training.evaluation import evaluate, markdown_table
+from training.stats import bradley_terry_elo, mean_ci, wilson
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_evaluation_is_deterministic_for_a_seed_and_independent_of_workers(toy_checkpoint, toy_registry):
+    spec = EnvSpec.resolve("toy_v0", {"players": 2})
+    pol = f"checkpoint:{toy_checkpoint}?deterministic=false"
+    a = evaluate(spec, pol, "random", games=40, seed=3)
+    b = evaluate(spec, pol, "random", games=40, seed=3)
+    c = evaluate(spec, pol, "random", games=40, seed=3, workers=2)
+    assert a.to_json() == b.to_json() == c.to_json()
+    d = evaluate(spec, pol, "random", games=40, seed=50)
+    assert d.to_json() != a.to_json()
+
+
+def test_evaluation_rotates_seats_and_counts_shared_wins(toy_registry):
+    from training.evaluation import play_games
+
+    spec = EnvSpec.resolve("toy_v0", {"players": 3})
+    games = play_games(spec, "heuristic", "random", range(9))
+    assert [g.focus_seats[0] for g in games] == ["p0", "p1", "p2"] * 3
+    row = evaluate(spec, "heuristic", "random", games=60)
+    expected = sum(1 / len(g.outcome["winners"]) for g in play_games(spec, "heuristic", "random", range(60))
+                   if any(a in g.outcome["winners"] for a in g.focus_seats))
+    assert row.win_rate == pytest.approx(expected / 60)
+    assert row.win_ci[0] < row.win_rate < row.win_ci[1]
+    assert row.games == 60 and row.score[1] < row.score[0] < row.score[2]
+
+
+def test_evaluate_cli_prints_table_and_writes_json(toy_checkpoint, toy_registry, tmp_path, capsys):
+    out = tmp_path / "e.json"
+    rc = main(["evaluate", f"checkpoint:{toy_checkpoint}", "--against", "random", "--against", "heuristic",
+               "--games", "10", "--workers", "1", "--json", str(out)])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "| checkpoint:toy/tiny | vs random | 10 |" in text and "vs heuristic" in text
+    rows = json.loads(out.read_text())["rows"]
+    assert [r["others"] for r in rows] == ["random", "heuristic"]
+    assert rows[0]["win_rate_ci95"][0] <= rows[0]["win_rate"] <= rows[0]["win_rate_ci95"][1]
+
+
+def test_evaluate_sweep_marks_incompatible_configs(toy_checkpoint, toy_registry, capsys):
+    rc = main(["evaluate", f"checkpoint:{toy_checkpoint}", "--sweep", "players=2,3", "--against", "random",
+               "--games", "4", "--workers", "1"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "| players=2 | checkpoint:toy/tiny | vs random | 4 |" in text
+    assert "players=3" in text and "n/a" in text
+
+
+def test_cooperative_defaults_evaluate_team_and_heuristic_partners(coop_checkpoint, toy_registry, capsys):
+    assert main(["evaluate", f"checkpoint:{coop_checkpoint}", "--games", "6", "--workers", "1"]) == 0
+    text = capsys.readouterr().out
+    assert "| checkpoint:toy_coop/tiny | whole team | 6 |" in text and "| with heuristic | 6 |" in text
+    assert "cleared" in text
+
+
+def test_tournament_ranks_heuristic_above_random(toy_registry, tmp_path, capsys):
+    out = tmp_path / "t.json"
+    rc = main(["tournament", "heuristic", "random", "noop", "--env", "toy_v0", "--env-set", "players=3",
+               "--games", "30", "--workers", "1", "--json", str(out)])
+    assert rc == 0
+    data = json.loads(out.read_text())
+    st = {s["policy"]: s for s in data["standings"]}
+    assert st["random"]["elo"] == pytest.approx(1000.0)
+    assert st["heuristic"]["elo"] > st["random"]["elo"] > st["noop"]["elo"]
+    assert [s["policy"] for s in data["standings"]] == ["heuristic", "random", "noop"]
+    text = capsys.readouterr().out
+    assert "| 1 | heuristic |" in text and "Pairwise mean score" in text
+
+
+def test_tournament_of_cooperative_teams(toy_registry):
+    from training.tournament import run_tournament
+
+    res = run_tournament(EnvSpec.resolve("toy_coop_v0", {"players": 2}), ["random", "heuristic"], games=20)
+    assert res.policies == ["heuristic", "random"]
+    assert res.standings[0].win_rate > res.standings[1].win_rate
+
+
+def test_watch_renders_every_step_and_the_result(toy_registry, capsys):
+    rc = main(["watch", "heuristic", "random", "--env", "toy_v0", "--seed", "4", "--no-clear"])
+    assert rc == 0
+    text = capsys.readouterr().out
+    assert "p0=heuristic  p1=random" in text and "-- step 1 --" in text and "pile" in text
+    assert "== game over after" in text and "winners" in text
+
+
+def test_watch_needs_one_spec_or_one_per_seat(toy_registry, capsys):
+    assert main(["watch", "random", "random", "random", "--env", "toy_v0"]) == 2
+    assert "give one policy for all seats or one per seat" in capsys.readouterr().err
+
+
+def test_cli_train_with_overrides_and_dry_run(toy_registry, tmp_path, capsys):
+    import yaml
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump(toy_config(tmp_path, training={"total_timesteps": 128}, evaluation={"games": 2})))
+    assert main(["train", "--config", str(cfg), "--dry-run", "--set", "env.options.players=3"]) == 0
+    out = capsys.readouterr().out
+    assert "(valid)" in out and "toy_v0[players=3]" in out and "players: 3" in out
+    assert main(["train", "--config", str(cfg), "--quiet", "--set", "name=cli"]) == 0
+    assert (tmp_path / "checkpoints" / "toy" / "cli" / "metadata.json").is_file()
+    assert main(["train", "--config", str(cfg), "--set", "trainig.seed=1"]) == 2
+    assert "unknown key 'trainig'" in capsys.readouterr().err
+
+
+def test_unknown_policy_spec_is_a_clear_cli_error(toy_registry, capsys):
+    assert main(["evaluate", "greedy", "--env", "toy_v0"]) == 2
+    err = capsys.readouterr().err
+    assert "unknown policy spec 'greedy'" in err and "checkpoint:DIR" in err
+
+
+def test_list_and_schema(capsys):
+    assert main(["list", "--configs", str(ROOT / "configs")]) == 0
+    out = capsys.readouterr().out
+    assert "wok_star_v0" in out and "configs" in out
+    assert main(["schema"]) == 0
+    assert "`training.total_timesteps`" in capsys.readouterr().out
+
+
+def test_default_train_in_a_fresh_process_resolves_or_names_the_missing_env():
+    """`python -m training train` (the README's main job), validated without training."""
+    r = subprocess.run([sys.executable, "-m", "training", "train", "--dry-run"], cwd=ROOT, capture_output=True,
+                       text=True, timeout=120)
+    if "wok_star_v0" in envs.available_env_ids():
+        assert r.returncode == 0, r.stderr
+        assert "wok_star_v0[players=2" in r.stdout
+    else:
+        assert r.returncode == 2
+        assert "error:" in r.stderr and "'wok_star_v0' is registered but not present" in r.stderr
+
+
+def test_stats_known_values():
+    lo, hi = wilson(50, 100)
+    assert lo == pytest.approx(0.4038, abs=1e-3) and hi == pytest.approx(0.5962, abs=1e-3)
+    m, lo, hi = mean_ci([1, 2, 3, 4])
+    assert m == 2.5 and hi - m == pytest.approx(1.96 * 1.2910 / 2, rel=1e-3)
+    r, half = bradley_terry_elo(2, [(0, 1, 1.0)] * 75 + [(0, 1, 0.0)] * 25, anchor=1, prior_games=0.0)
+    assert r[1] == 1000.0 and r[0] - r[1] == pytest.approx(400 * __import__("math").log10(3), rel=1e-6)
+    r, _ = bradley_terry_elo(3, [(0, 1, 0.5), (1, 2, 0.5), (2, 0, 0.5)])
+    assert r == pytest.approx([1500.0] * 3)
+
+
+def test_markdown_table_formats_shares_as_percentages_and_selects_extras(toy_registry):
+    row = evaluate(EnvSpec.resolve("toy_coop_v0", {"players": 2}), "heuristic", None, games=5)
+    table = markdown_table([row])
+    assert "cleared" in table and "100.0%" in table
+    head = markdown_table([row], ["time_used", "cleared", "no_such_key"]).splitlines()[0]
+    assert head.endswith("| length | time_used | cleared |") and "tokens_per_player" not in head
+    assert set(row.to_json()["extras"]) == {"cleared", "time_used", "tokens_per_player"}
+
+
+def test_bench_reports_each_process_count(toy_registry, tmp_path, capsys):
+    import yaml
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump(toy_config(tmp_path)))
+    assert main(["bench", "--config", str(cfg), "--workers", "1,2", "--timesteps", "256"]) == 0
+    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
+    assert len(rows) == 2 and all(" / " in r for r in rows)

@@ -1,0 +1,159 @@
+"""Config schema: defaults, overrides, clear errors; the shipped configs and the embedded default."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+import envs
+from envs.core.errors import ConfigError
+from tests.training.conftest import toy_config
+from training.config import SCHEMA, apply_overrides, load_config
+from training.envspec import EnvUnavailableError
+from training.trainer import plan_run
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_defaults_fill_every_key(tmp_path, toy_registry):
+    cfg = load_config(raw={"env": {"id": "toy_v0"}})
+    assert cfg["algorithm"]["name"] == "MaskablePPO"
+    assert cfg["training"]["env_copies"] == 8 and cfg["evaluation"]["games"] == 200
+    assert cfg["seats"]["learners"] == "auto"
+
+
+def test_unknown_key_names_it_lists_allowed_and_suggests():
+    with pytest.raises(ConfigError) as e:
+        load_config(raw={"trainig": {"seed": 1}})
+    msg = str(e.value)
+    assert "'trainig'" in msg and "did you mean 'training'" in msg
+    assert "allowed keys: name, description, env, algorithm, training, seats" in msg
+
+
+def test_unknown_nested_key_names_its_dotted_path():
+    with pytest.raises(ConfigError) as e:
+        load_config(raw={"algorithm": {"n_step": 64}})
+    assert "'algorithm.n_step'" in str(e.value) and "did you mean 'algorithm.n_steps'" in str(e.value)
+
+
+@pytest.mark.parametrize("override,key,allowed", [
+    ("training.env_copies=0", "training.env_copies", "an integer >= 1"),
+    ("algorithm.gamma=1.5", "algorithm.gamma", "a number >= 0 and <= 1"),
+    ("algorithm.activation=sigmoid", "algorithm.activation", "one of 'tanh', 'relu'"),
+    ("training.progress_bar=maybe", "training.progress_bar", "true or false"),
+    ("seats.learners=none", "seats.learners", "one of 'auto', 'all' or an integer >= 1"),
+    ("evaluation.against=[random, hueristic]", "evaluation.against[1]", "a policy spec"),
+    ("name=a/b", "name", "a run name"),
+])
+def test_bad_value_names_key_and_allowed(override, key, allowed):
+    with pytest.raises(ConfigError) as e:
+        load_config(raw={}, overrides=[override])
+    msg = str(e.value)
+    assert f"config key {key}:" in msg and allowed in msg
+
+
+def test_bad_policy_spec_in_others_is_rejected():
+    with pytest.raises(ConfigError) as e:
+        load_config(raw={"seats": {"others": {"pool": 1, "greedy": 1}}})
+    assert "seats.others.greedy" in str(e.value) and "unknown policy spec" in str(e.value)
+
+
+def test_bad_env_option_is_reported_by_the_env(tmp_path, toy_registry):
+    cfg = load_config(raw=toy_config(tmp_path, env={"id": "toy_v0", "options": {"players": 7}}))
+    with pytest.raises(ConfigError) as e:
+        plan_run(cfg)
+    assert "players=7" in str(e.value) and "one of 2, 3" in str(e.value)
+    cfg = load_config(raw=toy_config(tmp_path, env={"id": "toy_v0", "options": {"playrs": 2}}))
+    with pytest.raises(ConfigError) as e:
+        plan_run(cfg)
+    assert "unknown option(s) 'playrs'" in str(e.value)
+
+
+def test_learners_beyond_the_seats_is_an_error(tmp_path, toy_registry):
+    cfg = load_config(raw=toy_config(tmp_path, seats={"learners": 3}))
+    with pytest.raises(ConfigError, match=r"seats.learners: 3 is not allowed; allowed: 1..2"):
+        plan_run(cfg)
+
+
+def test_learner_leaving_seats_needs_someone_for_them(tmp_path, toy_registry):
+    cfg = load_config(raw=toy_config(tmp_path, seats={"learners": 1, "others": {"random": 0}}))
+    with pytest.raises(ConfigError, match="seats.others needs at least one positive weight"):
+        plan_run(cfg)
+
+
+def test_auto_seats_and_reward_follow_the_game_kind(tmp_path, toy_registry):
+    comp = plan_run(load_config(raw=toy_config(tmp_path)))
+    coop = plan_run(load_config(raw=toy_config(tmp_path, "toy_coop_v0")))
+    assert (comp.learners, comp.reward_mode, comp.uses_pool) == (1, "own", True)
+    assert (coop.learners, coop.reward_mode, coop.uses_pool) == (2, "team", False)
+
+
+def test_overrides_parse_yaml_values_and_create_sections():
+    raw = apply_overrides({"training": {"seed": 1}}, ["training.seed=7", "training.total_timesteps=5e4",
+                                                      "seats.others={random: 1}", "env.options.players=3"])
+    assert raw["training"]["seed"] == 7 and raw["seats"]["others"] == {"random": 1}
+    assert raw["env"]["options"]["players"] == 3
+    cfg = load_config(raw=raw)
+    assert cfg["training"]["total_timesteps"] == 50_000
+    with pytest.raises(ConfigError, match="not KEY=VALUE"):
+        apply_overrides({}, ["training.seed"])
+    with pytest.raises(ConfigError, match="'seed' is not a section"):
+        apply_overrides({"training": {"seed": 1}}, ["training.seed.x=1"])
+
+
+def test_missing_file_and_non_mapping_yaml(tmp_path):
+    with pytest.raises(ConfigError, match="not found"):
+        load_config(tmp_path / "nope.yaml")
+    p = tmp_path / "list.yaml"
+    p.write_text("- 1\n- 2\n")
+    with pytest.raises(ConfigError, match="must be a YAML mapping"):
+        load_config(p)
+
+
+def test_embedded_default_is_a_small_two_player_wok_star_run():
+    cfg = load_config()
+    assert cfg["env"]["id"] == "wok_star_v0"
+    assert cfg["env"]["options"]["players"] == 2
+    assert cfg["training"]["workers"] == 2
+
+
+def test_embedded_default_resolves_or_names_the_missing_env():
+    cfg = load_config()
+    if "wok_star_v0" in envs.available_env_ids():
+        plan = plan_run(cfg)
+        assert plan.cooperative and plan.learners == 2
+    else:
+        with pytest.raises(EnvUnavailableError, match="'wok_star_v0' is registered but not present"):
+            plan_run(cfg)
+
+
+CONFIGS = sorted((ROOT / "configs").glob("*.yaml"))
+
+
+@pytest.mark.parametrize("path", CONFIGS, ids=[p.name for p in CONFIGS])
+def test_shipped_configs_validate(path):
+    cfg = load_config(path)
+    env_id = cfg["env"]["id"]
+    assert env_id in envs.ENV_IDS
+    game = env_id.rsplit("_v", 1)[0]
+    assert path.name.startswith(game + "_"), "configs are named <game>_<purpose>.yaml"
+    if env_id in envs.available_env_ids():
+        plan = plan_run(cfg)  # env options valid for the env as it is now
+        assert plan.checkpoint_dir.parts[-2:] == (game, cfg["name"])
+
+
+def test_every_present_game_has_a_quick_and_a_full_config():
+    names = {p.name for p in CONFIGS}
+    for env_id in envs.available_env_ids():
+        game = env_id.rsplit("_v", 1)[0]
+        assert {f"{game}_quick.yaml", f"{game}_full.yaml"} <= names, f"configs missing for {env_id}"
+
+
+def test_docs_hold_the_current_schema_table():
+    text = (ROOT / "docs" / "training.md").read_text(encoding="utf-8")
+    m = re.search(r"<!-- BEGIN GENERATED: config-schema -->\n(.*?)<!-- END GENERATED: config-schema -->", text, re.S)
+    assert m, "docs/training.md must hold the config table between the config-schema markers"
+    assert m.group(1).strip(), "the config table is empty: python -m training schema --update docs/training.md"
+    assert m.group(1).strip() == SCHEMA.markdown().strip(), "stale: python -m training schema --update docs/training.md"

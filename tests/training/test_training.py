@@ -1,0 +1,142 @@
+"""Training end to end: outputs, resume, Ctrl-C, reproducibility, the quick configs of the games."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+from pathlib import Path
+
+import numpy as np
+import pytest
+from stable_baselines3.common.callbacks import BaseCallback
+
+import envs
+from envs.core.errors import ConfigError
+from tests.training.conftest import toy_config
+from training.checkpoints import load_checkpoint, read_metadata
+from training.config import load_config
+from training.evaluation import evaluate
+from training.trainer import train
+
+ROOT = Path(__file__).resolve().parents[2]
+QUIET = {"log": lambda s: None}
+
+
+def test_trained_run_writes_every_output(toy_checkpoint):
+    ck = Path(toy_checkpoint)
+    for f in ("model.zip", "metadata.json", "config.yaml", "curve.csv", "learning_curve.png", "evaluation.md",
+              "evaluation.json"):
+        assert (ck / f).is_file(), f
+    assert (ck / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+    runs = ck.parents[2] / "runs" / "toy" / "tiny"
+    assert list(runs.glob("events.out.tfevents.*")), "TensorBoard events under runs/<game>/<name>/"
+    assert list((runs / "pool").glob("snapshot_*.pkl")), "self-play pool kept for --resume"
+    table = (ck / "evaluation.md").read_text()
+    assert "| checkpoint:toy/tiny | vs random | 12 |" in table and "| heuristic | vs random | 12 |" in table
+    curve = (ck / "curve.csv").read_text().splitlines()
+    assert curve[0] == "timesteps,episode_return,win,score,length" and len(curve) > 20
+
+
+def test_tensorboard_has_sb3_and_win_rate_scalars(toy_checkpoint):
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    runs = Path(toy_checkpoint).parents[2] / "runs" / "toy" / "tiny"
+    acc = EventAccumulator(str(runs))
+    acc.Reload()
+    tags = set(acc.Tags()["scalars"])
+    assert {"rollout/ep_rew_mean", "rollout/win_rate", "train/loss", "self_play/pool_size"} <= tags
+    assert any(t.startswith("opponents/win_rate_vs_") for t in tags)
+
+
+def test_cooperative_run_evaluates_team_cross_play_and_extras(coop_checkpoint):
+    rows = json.loads((Path(coop_checkpoint) / "evaluation.json").read_text())["rows"]
+    lineups = [(r["policy"], r["lineup"]) for r in rows]
+    assert lineups == [("checkpoint:toy_coop/tiny", "whole team"), ("checkpoint:toy_coop/tiny", "with random"),
+                       ("checkpoint:toy_coop/tiny", "with heuristic"), ("heuristic", "whole team"),
+                       ("random", "whole team")]
+    extras = rows[0]["extras"]
+    assert extras["cleared"]["kind"] == "share" and 0 <= extras["cleared"]["mean"] <= 1
+    assert "time_used" in extras and "tokens_per_player" in extras
+    assert read_metadata(coop_checkpoint)["learner_seats"] == 2
+
+
+def test_existing_checkpoint_needs_resume_or_overwrite(toy_registry, tmp_path):
+    cfg = load_config(raw=toy_config(tmp_path, training={"total_timesteps": 256}, evaluation={"games": 2}))
+    train(cfg, **QUIET)
+    with pytest.raises(ConfigError, match="already exists; pass --resume"):
+        train(cfg, **QUIET)
+    res = train(cfg, overwrite=True, **QUIET)
+    assert res.metadata["timesteps"] >= 256
+
+
+def test_resume_continues_to_the_new_total(toy_registry, tmp_path):
+    cfg = load_config(raw=toy_config(tmp_path, training={"total_timesteps": 512}, evaluation={"games": 2}))
+    first = train(cfg, **QUIET)
+    n1 = first.metadata["timesteps"]
+    curve1 = len((first.checkpoint_dir / "curve.csv").read_text().splitlines())
+    cfg2 = load_config(raw=toy_config(tmp_path, training={"total_timesteps": 1024, "env_copies": 2},
+                                      evaluation={"games": 2}))  # another number of copies is fine
+    second = train(cfg2, resume=True, **QUIET)
+    assert n1 >= 512 and second.metadata["timesteps"] >= 1024 > n1
+    assert len((second.checkpoint_dir / "curve.csv").read_text().splitlines()) > curve1
+    with pytest.raises(ConfigError, match="no checkpoint at"):
+        train(load_config(raw=toy_config(tmp_path, name="other")), resume=True, **QUIET)
+
+
+class _SendSigint(BaseCallback):
+    def __init__(self, at: int):
+        super().__init__()
+        self.at = at
+
+    def _on_step(self) -> bool:
+        if self.num_timesteps >= self.at:
+            os.kill(os.getpid(), signal.SIGINT)
+            self.at = 10**12
+        return True
+
+
+def test_ctrl_c_saves_a_resumable_checkpoint(toy_registry, tmp_path, capsys):
+    cfg = load_config(raw=toy_config(tmp_path, training={"total_timesteps": 50_000}), overrides=["training.seed=4"])
+    before = signal.getsignal(signal.SIGINT)
+    lines = []
+    res = train(cfg, extra_callbacks=[_SendSigint(300)], log=lines.append)
+    assert res.interrupted
+    meta = read_metadata(res.checkpoint_dir)
+    assert meta["complete"] is False and 300 <= meta["timesteps"] < 50_000
+    assert "saving a checkpoint" in capsys.readouterr().out
+    assert lines[-1].endswith("continue with: python -m training train --set training.seed=4 --resume")
+    load_checkpoint(res.checkpoint_dir)  # a valid checkpoint
+    assert signal.getsignal(signal.SIGINT) is before  # handler restored
+
+
+def test_same_seed_same_weights(toy_registry, tmp_path):
+    weights = []
+    for i in range(2):
+        cfg = load_config(raw=toy_config(tmp_path / str(i), training={"total_timesteps": 512, "seed": 5},
+                                         evaluation={"games": 2}))
+        res = train(cfg, **QUIET)
+        model, _ = load_checkpoint(res.checkpoint_dir)
+        weights.append([p.detach().numpy().copy() for p in model.policy.parameters()])
+    for a, b in zip(*weights):
+        np.testing.assert_array_equal(a, b)
+
+
+QUICK = sorted((ROOT / "configs").glob("*_quick.yaml"))
+
+
+@pytest.mark.parametrize("path", QUICK, ids=[p.stem for p in QUICK])
+def test_quick_config_trains_reloads_and_evaluates(path, tmp_path):
+    cfg = load_config(path, [f"output.checkpoints={tmp_path / 'ck'}", f"output.runs={tmp_path / 'runs'}",
+                             "training.progress_bar=false"])
+    if cfg["env"]["id"] not in envs.available_env_ids():
+        pytest.skip(f"{cfg['env']['id']} is not present in this checkout")
+    res = train(cfg, **QUIET)
+    assert res.metadata["complete"] and res.metadata["timesteps"] >= cfg["training"]["total_timesteps"]
+    assert all(not r.note for r in res.rows), res.table
+    from training.envspec import EnvSpec
+
+    spec = EnvSpec.resolve(cfg["env"]["id"], cfg["env"]["options"])
+    row = evaluate(spec, f"checkpoint:{res.checkpoint_dir}", "random" if spec.kind == "competitive" else None,
+                   games=3, seed=7)
+    assert row.games == 3 and 0.0 <= row.win_rate <= 1.0

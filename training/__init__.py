@@ -1,0 +1,47 @@
+"""Training and evaluation of agents on the Kitchen Arena environments.
+
+Built on stable-baselines3 / sb3-contrib (MaskablePPO) and the env registry
+(``envs``). Command line: ``python -m training {train,evaluate,tournament,watch,list,schema}``;
+docs: ``docs/training.md``.
+
+Modules:
+
+* :mod:`training.vec_env` - ``MultiAgentVecEnv``: ParallelEnv copies as one SB3 VecEnv
+  (one slot per learner seat, masks, other seats played inside, worker processes);
+* :mod:`training.copies`, :mod:`training.seating`, :mod:`training.obs` - its parts;
+* :mod:`training.policies` - policy spec strings (random, heuristic, noop, checkpoint:DIR);
+* :mod:`training.checkpoints` - save/verify/load checkpoints with metadata and SHA-256;
+* :mod:`training.config`, :mod:`training.schema` - validated YAML configs;
+* :mod:`training.trainer`, :mod:`training.callbacks`, :mod:`training.plotting` - a run;
+* :mod:`training.evaluation`, :mod:`training.tournament`, :mod:`training.stats` - measuring;
+* :mod:`training.watch` - a game in the terminal.
+"""
+
+__version__ = "0.1.0"
+
+# Lazy exports (importing ``training`` stays cheap: no torch until used).
+_EXPORTS = {
+    "MultiAgentVecEnv": "training.vec_env",
+    "BridgeSettings": "training.copies",
+    "RewardRule": "training.copies",
+    "SeatingRule": "training.seating",
+    "EnvSpec": "training.envspec",
+    "make_policy": "training.policies",
+    "load_config": "training.config",
+    "train": "training.trainer",
+    "evaluate": "training.evaluation",
+    "run_tournament": "training.tournament",
+    "load_checkpoint": "training.checkpoints",
+    "CheckpointError": "training.checkpoints",
+}
+
+
+def __getattr__(name: str):
+    if name in _EXPORTS:
+        import importlib
+
+        return getattr(importlib.import_module(_EXPORTS[name]), name)
+    raise AttributeError(f"module 'training' has no attribute {name!r}")
+
+
+__all__ = sorted(_EXPORTS)

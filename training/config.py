@@ -1,0 +1,206 @@
+"""Training configs: YAML files validated by :data:`SCHEMA`.
+
+A config names the env and its options, MaskablePPO's hyperparameters, the
+run (timesteps, seed, env copies, workers, reward), who sits where
+(``seats``), the self-play pool, the final evaluation and where outputs go.
+Every key has a default; a config file only states what differs. Unknown keys
+and bad values raise :class:`~envs.core.errors.ConfigError` naming the dotted
+key and what is allowed. ``--set a.b=value`` overrides parse ``value`` as
+YAML (``--set training.total_timesteps=5e4``, ``--set seats.others={random: 1}``).
+
+``python -m training train`` without ``--config`` uses the embedded default
+(``training/data/default.yaml``).
+"""
+
+from __future__ import annotations
+
+import copy
+from pathlib import Path
+from typing import Any, Iterable, Mapping
+
+import yaml
+
+from envs.core.errors import ConfigError
+
+from training.policies import spec_checker
+from training.schema import (AnyMapping, Either, Flag, Key, ListOf, MapOf, Number, OneOf, Section, Text)
+
+DEFAULT_CONFIG_RESOURCE = "default.yaml"
+
+
+def _others_key(k: str) -> str | None:
+    return None if k == "pool" else spec_checker(k)
+
+
+def _name_check(s: str) -> str | None:
+    if "/" in s or "\\" in s or s.startswith("."):
+        return "a plain directory name (no slashes, not starting with '.')"
+    return None
+
+
+SCHEMA = Section("config", {
+    "name": Key(Text(validator=_name_check, description="a run name"), "run",
+                "run name: the checkpoint goes to output.checkpoints/GAME/NAME/, TensorBoard logs to output.runs/GAME/NAME/"),
+    "description": Key(Text(allow_none=True), None, "free text, copied into the checkpoint's metadata"),
+    "env": Key(Section("env", {
+        "id": Key(Text(description="a registered env id (envs.ENV_IDS)"), "wok_star_v0", "environment id"),
+        "options": Key(AnyMapping("a mapping of the env's keyword options (validated by the env)"), {},
+                       "keyword options of the env (players, difficulty, ...); see docs/<game>.md"),
+    }), None, ""),
+    "algorithm": Key(Section("algorithm", {
+        "name": Key(OneOf(("MaskablePPO",)), "MaskablePPO", "algorithm (sb3-contrib's MaskablePPO: never samples an illegal action)"),
+        "learning_rate": Key(Number(low=0, low_exclusive=True, high=1), 3e-4, "Adam step size"),
+        "lr_schedule": Key(OneOf(("constant", "linear")), "constant", "constant, or linear decay to 0 over the run"),
+        "n_steps": Key(Number(integer=True, low=1), 256, "rollout length per slot (rollout = n_steps x slots)"),
+        "batch_size": Key(Number(integer=True, low=2), 512, "minibatch size"),
+        "n_epochs": Key(Number(integer=True, low=1), 4, "passes over each rollout"),
+        "gamma": Key(Number(low=0, high=1), 0.995, "discount"),
+        "gae_lambda": Key(Number(low=0, high=1), 0.95, "GAE lambda"),
+        "clip_range": Key(Number(low=0, low_exclusive=True, high=1), 0.2, "PPO clip range"),
+        "ent_coef": Key(Number(low=0), 0.01, "entropy bonus"),
+        "vf_coef": Key(Number(low=0), 0.5, "value loss weight"),
+        "max_grad_norm": Key(Number(low=0, low_exclusive=True), 0.5, "gradient clipping"),
+        "target_kl": Key(Number(low=0, low_exclusive=True, allow_none=True), None, "early stop an update past this KL"),
+        "normalize_advantage": Key(Flag(), True, "normalise advantages per minibatch"),
+        "net_arch": Key(ListOf(Number(integer=True, low=1), min_len=1), [128, 128],
+                        "hidden layer sizes of both the policy and the value network"),
+        "activation": Key(OneOf(("tanh", "relu")), "tanh", "hidden-layer activation"),
+    }), None, ""),
+    "training": Key(Section("training", {
+        "total_timesteps": Key(Number(integer=True, low=1), 100_000,
+                               "learner steps in all (one per slot per env step)"),
+        "seed": Key(Number(integer=True, low=0), 0, "seeds torch, the env copies and every policy draw"),
+        "env_copies": Key(Number(integer=True, low=1), 8, "parallel copies of the env"),
+        "workers": Key(Number(integer=True, low=1, high=64), 2,
+                       "processes stepping the env copies, the main process included (1: only the main process)"),
+        "torch_threads": Key(Number(integer=True, low=1, high=64), 1, "torch threads of the main process"),
+        "normalize_observations": Key(Flag(), True, "rescale observations to [0, 1] by the env's declared bounds"),
+        "reward": Key(OneOf(("auto", "team", "own")), "auto",
+                      "team: mean of every seat's reward; own: the seat's reward; auto: team if cooperative else own"),
+        "reward_scale": Key(Number(low=0, low_exclusive=True), 1.0, "multiplies the env reward"),
+        "win_bonus": Key(Number(), 0.0, "added at a terminal end, times the seat's win share"),
+        "loss_penalty": Key(Number(), 0.0, "subtracted at a terminal end when the seat did not win"),
+        "checkpoint_every": Key(Number(integer=True, low=0), 0,
+                                "also save the checkpoint every this many timesteps (0: at the end and on Ctrl-C only)"),
+        "progress_bar": Key(Flag(), True, "show a progress bar with rate and ETA"),
+        "device": Key(OneOf(("cpu", "auto", "cuda")), "cpu", "torch device of the learner"),
+    }), None, ""),
+    "seats": Key(Section("seats", {
+        "learners": Key(Either((OneOf(("auto", "all")), Number(integer=True, low=1))), "auto",
+                        "learner seats per game: all, a number, or auto (all if cooperative, else 1)"),
+        "rotation": Key(OneOf(("cycle", "random")), "cycle", "how the learner's seat changes from episode to episode"),
+        "others": Key(MapOf(Number(low=0), key_description="'pool' or a policy spec", key_check=_others_key),
+                      {"pool": 0.6, "heuristic": 0.2, "random": 0.2},
+                      "weights of who plays each non-learner seat (drawn per seat per episode)"),
+    }), None, ""),
+    "self_play": Key(Section("self_play", {
+        "snapshot_every": Key(Number(integer=True, low=1), 20_000, "add a frozen snapshot of the learner to the pool every this many timesteps"),
+        "pool_size": Key(Number(integer=True, low=1), 8, "snapshots kept (the most recent)"),
+        "latest_weight": Key(Number(low=0, high=1), 0.5, "chance that a pool seat plays the newest snapshot (else a uniform older one)"),
+    }), None, ""),
+    "evaluation": Key(Section("evaluation", {
+        "games": Key(Number(integer=True, low=1), 200, "seeded games per row of the final evaluation table"),
+        "seed": Key(Number(integer=True, low=0), 1_000_000, "seed of the first evaluation game (game g uses seed + g)"),
+        "against": Key(ListOf(Text(validator=spec_checker, description="a policy spec")), ["random", "heuristic"],
+                       "opponents (competitive) or partners (cooperative cross-play) of the trained policy"),
+        "baselines": Key(Flag(), True, "also evaluate the heuristic and random policies for reference"),
+        "sweep": Key(MapOf(ListOf(Either((Number(), Text(), Flag())), min_len=1), key_description="an env option"), {},
+                     "env options to vary in the evaluation, e.g. {difficulty: [mild, medium]}"),
+        "workers": Key(Number(integer=True, low=1, high=64), 2, "processes playing evaluation games (1: only the main process)"),
+        "deterministic": Key(Flag(), True, "trained policy plays its most likely legal action"),
+        "extras": Key(ListOf(Text(description="an outcome() key")), [],
+                      "outcome() extras shown as table columns, in order (empty: all; the JSON keeps all)"),
+    }), None, ""),
+    "output": Key(Section("output", {
+        "checkpoints": Key(Text(description="a directory"), "checkpoints", "root of the checkpoint directories"),
+        "runs": Key(Text(description="a directory"), "runs", "root of the TensorBoard logs"),
+    }), None, ""),
+})
+
+
+def default_config_text() -> str:
+    return (Path(__file__).resolve().parent / "data" / DEFAULT_CONFIG_RESOURCE).read_text(encoding="utf-8")
+
+
+def parse_override(item: str) -> tuple[list[str], Any]:
+    """``a.b.c=value`` -> (["a", "b", "c"], yaml-parsed value)."""
+    key, sep, raw = item.partition("=")
+    if not sep or not key.strip():
+        raise ConfigError(f"override {item!r} is not KEY=VALUE (e.g. training.total_timesteps=20000)")
+    try:
+        value = yaml.safe_load(raw) if raw.strip() else ""
+    except yaml.YAMLError as e:
+        raise ConfigError(f"override {item!r}: the value is not valid YAML ({e})") from e
+    return [p for p in key.strip().split(".")], value
+
+
+def apply_overrides(raw: dict, overrides: Iterable[str]) -> dict:
+    out = copy.deepcopy(raw)
+    for item in overrides:
+        path, value = parse_override(item)
+        node = out
+        for p in path[:-1]:
+            nxt = node.get(p)
+            if nxt is None:
+                nxt = node[p] = {}
+            if not isinstance(nxt, dict):
+                raise ConfigError(f"override {item!r}: {p!r} is not a section")
+            node = nxt
+        node[path[-1]] = value
+    return out
+
+
+def load_yaml_text(text: str, source: str) -> dict:
+    try:
+        raw = yaml.safe_load(text)
+    except yaml.YAMLError as e:
+        raise ConfigError(f"{source}: not valid YAML: {e}") from e
+    if raw is None:
+        raw = {}
+    if not isinstance(raw, dict):
+        raise ConfigError(f"{source}: a config must be a YAML mapping, got {type(raw).__name__}")
+    return raw
+
+
+def load_config(path: str | Path | None = None, overrides: Iterable[str] = (),
+                raw: Mapping[str, Any] | None = None) -> dict:
+    """The validated config: from ``raw``, a file, or the embedded default."""
+    if raw is not None:
+        data, source = copy.deepcopy(dict(raw)), "config"
+    elif path is None:
+        data, source = load_yaml_text(default_config_text(), "embedded default config"), "embedded default config"
+    else:
+        p = Path(path)
+        if not p.is_file():
+            raise ConfigError(f"config file {str(p)!r} not found")
+        data, source = load_yaml_text(p.read_text(encoding="utf-8"), str(p)), str(p)
+    data = apply_overrides(data, overrides)
+    try:
+        cfg = SCHEMA.resolve(data)
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from e
+    cfg["_source"] = source
+    cfg["_path"] = None if path is None else str(path)
+    cfg["_overrides"] = list(overrides)
+    return cfg
+
+
+def command_line(cfg: Mapping[str, Any], *extra: str) -> str:
+    """The ``python -m training train`` command that reproduces ``cfg`` (for hints)."""
+    import shlex
+
+    parts = ["python", "-m", "training", "train"]
+    if cfg.get("_path"):
+        parts += ["--config", str(cfg["_path"])]
+    for o in cfg.get("_overrides") or []:
+        parts += ["--set", o]
+    return " ".join(shlex.quote(p) for p in parts + list(extra))
+
+
+def public(cfg: Mapping[str, Any]) -> dict:
+    """The config without bookkeeping keys (as saved with a checkpoint)."""
+    return {k: copy.deepcopy(v) for k, v in cfg.items() if not k.startswith("_")}
+
+
+def to_yaml(cfg: Mapping[str, Any]) -> str:
+    return yaml.safe_dump(public(cfg), sort_keys=False)

@@ -1,0 +1,251 @@
+"""A group of env copies stepped together, with the non-learning seats played inside.
+
+:class:`CopyGroup` is the work of one worker process (or of the main process
+when the bridge runs without workers). It owns several copies of one
+ParallelEnv and exposes their learner seats as flat *slots*: per step it takes
+one action per slot, asks the other seats' policies for theirs (frozen
+snapshots batched per snapshot), steps every copy, and returns per slot the
+encoded observation, reward, done flag, info and action mask, resetting
+finished copies as SB3 expects (``terminal_observation`` in the info).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import numpy as np
+
+from envs.core.policy import Policy
+
+from training.actor import NumpyActor
+from training.envspec import EnvSpec
+from training.obs import SeatEncoder
+from training.policies import ActorPolicy, make_policy
+from training.seating import SeatingRule
+
+POOL = "pool"
+
+
+@dataclass(frozen=True)
+class RewardRule:
+    """How a slot's reward is computed from the env's per-seat rewards.
+
+    ``team``: the mean of every seat's reward this tick (cooperative play);
+    ``own``: the seat's own reward. Then times ``scale``; at a terminal (not
+    truncated) end, plus ``win_bonus`` times the seat's win share (cooperative:
+    1 if the team won; competitive: 1/k when k players share the win) and
+    minus ``loss_penalty`` if the share is 0.
+    """
+
+    mode: str = "own"
+    scale: float = 1.0
+    win_bonus: float = 0.0
+    loss_penalty: float = 0.0
+
+
+@dataclass(frozen=True)
+class BridgeSettings:
+    """Everything a worker needs to build its copies (picklable)."""
+
+    env_spec: EnvSpec
+    seating: SeatingRule
+    reward: RewardRule
+    cooperative: bool
+    normalize: bool = True
+    seed: int = 0
+
+
+def win_share(outcome: dict, agent: str, cooperative: bool) -> float:
+    winners = list(outcome.get("winners", []))
+    if agent not in winners:
+        return 0.0
+    return 1.0 if cooperative else 1.0 / len(winners)
+
+
+class _Copy:
+    def __init__(self, index: int, env):
+        self.index = index
+        self.env = env
+        self.rng = np.random.default_rng([0, index])
+        self.episode = -1
+        self.learners: list[str] = []
+        self.others: dict[str, tuple[str, Policy]] = {}
+        self.obs: dict[str, dict] = {}
+        self.seeded = False
+
+
+class CopyGroup:
+    """Copies ``copy_indices`` of the env described by ``settings``."""
+
+    def __init__(self, settings: BridgeSettings, copy_indices: list[int]):
+        self.settings = settings
+        self.copies = [_Copy(i, settings.env_spec.make()) for i in copy_indices]
+        env0 = self.copies[0].env
+        self.agents = list(env0.possible_agents)
+        self.encoder = SeatEncoder.for_env(env0, settings.normalize)
+        self.k = min(settings.seating.learners, len(self.agents))
+        self.n_slots = len(self.copies) * self.k
+        self.pool: list[ActorPolicy] = []
+        self._scripted: dict[tuple[int, str, str], Policy] = {}
+        self._noop_mask = np.zeros(self.encoder.n_actions, dtype=bool)
+        self._noop_mask[0] = True
+
+    # ------------------------------------------------------------------ self-play pool
+    def add_snapshot(self, name: str, actor_state: dict) -> None:
+        pol = ActorPolicy(NumpyActor.from_state(actor_state), self.encoder, deterministic=False, name=name)
+        self.pool.append(pol)
+        del self.pool[: max(0, len(self.pool) - self.settings.seating.pool_size)]
+
+    def pool_names(self) -> list[str]:
+        return [p.name for p in self.pool]
+
+    # ------------------------------------------------------------------ episodes
+    def _policy_for(self, c: _Copy, agent: str, key: str) -> tuple[str, Policy]:
+        seed = int(c.rng.integers(2**31))
+        if key == POOL:
+            pol = self.pool[self.settings.seating.draw_snapshot(len(self.pool), c.rng)]
+            return pol.name, pol
+        # one scripted policy object per (copy, seat, spec), as they may keep
+        # per-game state; one shared object per checkpoint (stateless, batched)
+        cache_key = (-1, "", key) if key.startswith("checkpoint") else (c.index, agent, key)
+        pol = self._scripted.get(cache_key)
+        if pol is None:
+            pol = make_policy(key, self.settings.env_spec, seed)
+            self._scripted[cache_key] = pol
+        pol.reset(seed)
+        return getattr(pol, "name", key) if key.startswith("checkpoint") else key, pol
+
+    def _start_episode(self, c: _Copy, seed: int | None) -> None:
+        if seed is not None:
+            c.rng = np.random.default_rng([seed, 0x5EA7])
+            c.seeded = True
+        elif not c.seeded:  # never seeded: derive from the run seed so runs repeat
+            seed = self.settings.seed * 100_003 + c.index
+            c.rng = np.random.default_rng([seed, 0x5EA7])
+            c.seeded = True
+        c.episode += 1
+        obs, _ = c.env.reset(seed=seed)
+        c.obs = obs
+        rule = self.settings.seating
+        c.learners = rule.learner_seats(self.agents, c.index, c.episode, c.rng)
+        c.others = {}
+        for a in self.agents:
+            if a not in c.learners:
+                c.others[a] = self._policy_for(c, a, rule.draw_other(c.rng))
+
+    def reset(self, seeds: list[int | None] | None = None):
+        seeds = seeds or [None] * len(self.copies)
+        for c, s in zip(self.copies, seeds):
+            c.episode = -1 if s is not None else c.episode
+            self._start_episode(c, s)
+        return self._slot_obs(), self._slot_masks()
+
+    # ------------------------------------------------------------------ observations
+    def _encode(self, c: _Copy, agent: str) -> np.ndarray:
+        return self.encoder.encode(c.obs[agent]["observation"], self.encoder.seat_of[agent])
+
+    def _slot_obs(self) -> np.ndarray:
+        out = np.empty((self.n_slots, self.encoder.size), dtype=np.float32)
+        i = 0
+        for c in self.copies:
+            for a in c.learners:
+                out[i] = self._encode(c, a)
+                i += 1
+        return out
+
+    def _slot_masks(self) -> np.ndarray:
+        out = np.empty((self.n_slots, self.encoder.n_actions), dtype=bool)
+        i = 0
+        for c in self.copies:
+            live = set(c.env.agents)
+            for a in c.learners:
+                out[i] = c.obs[a]["action_mask"].astype(bool) if a in live else self._noop_mask
+                i += 1
+        return out
+
+    def describe(self) -> list[dict]:
+        """Per copy: the learner's seats and who plays the others (for logs and tests)."""
+        return [{"copy": c.index, "episode": c.episode, "learners": list(c.learners),
+                 "others": {a: name for a, (name, _) in c.others.items()}} for c in self.copies]
+
+    # ------------------------------------------------------------------ stepping
+    def _other_actions(self) -> list[dict[str, int]]:
+        joints: list[dict[str, int]] = [{} for _ in self.copies]
+        batches: dict[int, tuple[ActorPolicy, list[tuple[int, str]]]] = {}
+        for ci, c in enumerate(self.copies):
+            for a in c.env.agents:
+                if a in c.others:
+                    _, pol = c.others[a]
+                    if isinstance(pol, ActorPolicy):
+                        batches.setdefault(id(pol), (pol, []))[1].append((ci, a))
+                    else:
+                        joints[ci][a] = int(pol.act(c.obs[a], a, c.env))
+        for pol, rows in batches.values():
+            xs = np.stack([self._encode(self.copies[ci], a) for ci, a in rows])
+            masks = np.stack([self.copies[ci].obs[a]["action_mask"] for ci, a in rows])
+            logits = pol.actor.logits(xs)
+            for r, (ci, a) in enumerate(rows):
+                # each row sampled with its copy's generator: independent of batching
+                joints[ci][a] = int(_sample(logits[r], masks[r], self.copies[ci].rng, pol.deterministic))
+        return joints
+
+    def step(self, actions: np.ndarray):
+        actions = np.asarray(actions).reshape(-1)
+        if actions.shape[0] != self.n_slots:
+            raise ValueError(f"expected {self.n_slots} actions (one per slot), got {actions.shape[0]}")
+        joints = self._other_actions()
+        rewards = np.zeros(self.n_slots, dtype=np.float32)
+        dones = np.zeros(self.n_slots, dtype=bool)
+        infos: list[dict[str, Any]] = [{} for _ in range(self.n_slots)]
+        rr = self.settings.reward
+        i = 0
+        for ci, c in enumerate(self.copies):
+            live = c.env.agents
+            joint = joints[ci]
+            for j, a in enumerate(c.learners):
+                if a in live:
+                    joint[a] = int(actions[i + j])
+            obs, rew, term, trunc, _ = c.env.step(joint)
+            c.obs.update(obs)
+            team = float(np.mean(list(rew.values()))) if rew else 0.0
+            over = not c.env.agents
+            terminated = over and any(term.values())
+            if over:
+                outcome = c.env.engine.outcome()
+            for j, a in enumerate(c.learners):
+                r = (team if rr.mode == "team" else float(rew.get(a, 0.0))) * rr.scale
+                if over:
+                    share = win_share(outcome, a, self.settings.cooperative)
+                    if terminated:
+                        r += rr.win_bonus * share - (rr.loss_penalty if share == 0.0 else 0.0)
+                    dones[i + j] = True
+                    infos[i + j] = {
+                        "terminal_observation": self._encode(c, a),
+                        "TimeLimit.truncated": not terminated,
+                        "seat": a,
+                        "learner_index": j,
+                        "win": share,
+                        "score": float(outcome.get("scores", {}).get(a, 0.0)),
+                        "others": sorted({name for name, _ in c.others.values()}),
+                        "outcome": outcome,
+                    }
+                rewards[i + j] = r
+            if over:
+                self._start_episode(c, None)
+            i += self.k
+        return self._slot_obs(), rewards, dones, infos, self._slot_masks()
+
+    def close(self) -> None:
+        for c in self.copies:
+            c.env.close()
+
+
+def _sample(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator, deterministic: bool) -> int:
+    z = np.where(mask.astype(bool), logits.astype(np.float64), -np.inf)
+    if not np.isfinite(z).any():
+        raise ValueError("an observation has no legal action in its mask")
+    if not deterministic:
+        u = np.clip(rng.random(z.shape), 1e-300, 1.0 - 1e-16)
+        z = z - np.log(-np.log(u))
+    return int(np.argmax(z))

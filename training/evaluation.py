@@ -1,0 +1,330 @@
+"""Seeded, seat-rotated evaluation of a policy with chosen partners or opponents.
+
+One *row* of an evaluation is: a policy (the *focus*), an env configuration,
+who fills the other seats, and ``games`` games. Game ``g`` is dealt with seed
+``seed + g`` and:
+
+* ``others=None``: the focus plays every seat (a cooperative team of one
+  shared policy; for competitive games, a mirror match);
+* otherwise the focus plays seat ``g mod P`` and ``others`` plays every other
+  seat (opponents in competitive games, partners in cooperative ones: the
+  cross-play test), so each seat is visited equally often.
+
+Figures (each with a 95% interval): win rate (cooperative: the team won;
+competitive: the focus's win share, 1/k when k players share a victory;
+Wilson interval), the focus's mean score (the game's own score; cooperative:
+the team's), its mean return (sum of env rewards), game length in steps, and
+every numeric extra of the game's ``outcome()`` (numbers, booleans as
+shares, per-seat mappings averaged over the focus's seats, lists averaged
+over their entries). Results depend only on the seeds, not on the number of
+worker processes (games are split into contiguous chunks and merged in order).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import math
+import multiprocessing as mp
+import os
+from dataclasses import dataclass, field
+from numbers import Real
+from typing import Any, Sequence
+
+import numpy as np
+
+from envs.core.play import play_episode
+from envs.core.policy import Policy
+
+from training.envspec import EnvSpec
+from training.policies import ActorPolicy, PolicySpec, make_policy, parse_spec
+from training.stats import mean_ci, wilson
+
+DEFAULT_GAMES = 200
+_RESERVED = ("winners", "scores")
+
+
+@dataclass
+class GameRecord:
+    seed: int
+    focus_seats: list[str]
+    steps: int
+    truncated: bool
+    returns: dict[str, float]
+    outcome: dict[str, Any]
+
+
+@dataclass
+class Row:
+    """One evaluated line-up and its figures."""
+
+    env: str
+    options: dict
+    policy: str
+    others: str | None
+    games: int
+    cooperative: bool
+    win_rate: float = float("nan")
+    win_ci: tuple[float, float] = (float("nan"), float("nan"))
+    score: tuple[float, float, float] = (float("nan"),) * 3
+    returns: tuple[float, float, float] = (float("nan"),) * 3
+    length: tuple[float, float, float] = (float("nan"),) * 3
+    truncated: int = 0
+    extras: dict[str, tuple[float, float, float]] = field(default_factory=dict)
+    share_extras: list[str] = field(default_factory=list)  # extras that were booleans (shown as %)
+    note: str = ""
+
+    @property
+    def lineup(self) -> str:
+        if self.others is None:
+            return "whole team" if self.cooperative else "mirror (all seats)"
+        return ("with " if self.cooperative else "vs ") + self.others
+
+    def to_json(self) -> dict:
+        d = {
+            "env": self.env, "options": self.options, "policy": self.policy, "others": self.others,
+            "lineup": self.lineup, "games": self.games, "cooperative": self.cooperative,
+            "win_rate": _num(self.win_rate), "win_rate_ci95": [_num(x) for x in self.win_ci],
+            "score_mean": _num(self.score[0]), "score_ci95": [_num(x) for x in self.score[1:]],
+            "return_mean": _num(self.returns[0]), "return_ci95": [_num(x) for x in self.returns[1:]],
+            "length_mean": _num(self.length[0]), "length_ci95": [_num(x) for x in self.length[1:]],
+            "truncated_games": self.truncated,
+            "extras": {k: {"mean": _num(v[0]), "ci95": [_num(v[1]), _num(v[2])],
+                           "kind": "share" if k in self.share_extras else "mean"} for k, v in self.extras.items()},
+        }
+        if self.note:
+            d["note"] = self.note
+        return d
+
+
+def _num(x: float) -> float | None:
+    return None if x is None or (isinstance(x, float) and math.isnan(x)) else float(x)
+
+
+# ---------------------------------------------------------------------- playing
+def _lineup_policies(env_spec: EnvSpec, agents: list[str], focus_seats: list[str], focus: Policy,
+                     others_spec: PolicySpec | None, cache: dict) -> dict[str, Policy]:
+    """One policy object per seat (scripted policies may keep per-game state)."""
+    pols = {}
+    for a in agents:
+        if a in focus_seats:
+            key = ("focus", a)
+            if key not in cache:
+                cache[key] = _clone(focus)
+        else:
+            key = ("other", a)
+            if key not in cache:
+                cache[key] = make_policy(others_spec, env_spec)
+        pols[a] = cache[key]
+    return pols
+
+
+def _clone(p: Policy) -> Policy:
+    if isinstance(p, ActorPolicy):  # share the network, not the generator
+        q = copy.copy(p)
+        q.rng = np.random.default_rng(0)
+        return q
+    return copy.deepcopy(p)
+
+
+def play_games(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seeds: Sequence[int],
+               deterministic: bool = True) -> list[GameRecord]:
+    """Play one game per seed in this process (see the module docstring)."""
+    env = env_spec.make()
+    agents = list(env.possible_agents)
+    fs = parse_spec(focus_spec)
+    if fs.kind == "checkpoint" and not deterministic:
+        fs = PolicySpec(fs.kind, fs.path, {**fs.options, "deterministic": False}, fs.text)
+    focus = make_policy(fs, env_spec)
+    os_ = parse_spec(others_spec) if others_spec is not None else None
+    cache: dict = {}
+    out = []
+    for seed in seeds:
+        if os_ is None:
+            focus_seats = agents
+        else:
+            focus_seats = [agents[seed % len(agents)]]
+        pols = _lineup_policies(env_spec, agents, focus_seats, focus, os_, cache)
+        r = play_episode(env, pols, seed=int(seed))
+        out.append(GameRecord(int(seed), list(focus_seats), r.steps, bool(r.truncated), dict(r.returns),
+                              _jsonable(r.outcome)))
+    env.close()
+    return out
+
+
+def _chunk_worker(args):
+    env_spec, focus_spec, others_spec, seeds, deterministic = args
+    return play_games(env_spec, focus_spec, others_spec, seeds, deterministic)
+
+
+def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seeds: Sequence[int],
+                        workers: int = 0, deterministic: bool = True) -> list[GameRecord]:
+    seeds = list(seeds)
+    workers = min(int(workers), max(1, len(seeds) // 20))
+    if workers <= 1:
+        return play_games(env_spec, focus_spec, others_spec, seeds, deterministic)
+    size = math.ceil(len(seeds) / workers)
+    chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
+    ctx = mp.get_context("spawn")
+    saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
+    os.environ.update({k: "1" for k in saved})
+    try:
+        with ctx.Pool(len(chunks)) as pool:
+            parts = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic) for c in chunks])
+    finally:
+        for k, v in saved.items():
+            if v is None:
+                os.environ.pop(k, None)
+            else:
+                os.environ[k] = v
+    return [g for part in parts for g in part]
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, dict):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, (np.bool_, bool)):
+        return bool(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    return x
+
+
+# ---------------------------------------------------------------------- figures
+def _win_value(g: GameRecord, cooperative: bool) -> float:
+    winners = list(g.outcome.get("winners", []))
+    if cooperative:
+        return 1.0 if winners else 0.0
+    if not winners:
+        return 0.0
+    return sum(1.0 for a in g.focus_seats if a in winners) / len(winners)
+
+
+def _extras_of(g: GameRecord, shares: set | None = None) -> dict[str, float]:
+    """Numeric extras of one game's outcome, flattened to one number per key
+    (boolean keys are added to ``shares``)."""
+    out: dict[str, float] = {}
+    for k, v in g.outcome.items():
+        if k in _RESERVED:
+            continue
+        if isinstance(v, bool):
+            out[k] = float(v)
+            if shares is not None:
+                shares.add(k)
+        elif isinstance(v, Real):
+            out[k] = float(v)
+        elif isinstance(v, dict) and v and all(isinstance(x, Real) for x in v.values()):
+            seats = [a for a in g.focus_seats if a in v]
+            if seats:  # per-seat figure: the focus's seats
+                out[k] = float(np.mean([float(v[a]) for a in seats]))
+            else:
+                out[k] = float(np.mean([float(x) for x in v.values()]))
+        elif isinstance(v, list) and v and all(isinstance(x, Real) and not isinstance(x, bool) for x in v):
+            out[f"{k} (mean per entry)"] = float(np.mean([float(x) for x in v]))
+    return out
+
+
+def summarize(env_spec: EnvSpec, policy_label: str, others_label: str | None, games: list[GameRecord],
+              cooperative: bool) -> Row:
+    row = Row(env_spec.env_id, dict(env_spec.options), policy_label, others_label, len(games), cooperative)
+    wins = [_win_value(g, cooperative) for g in games]
+    row.win_rate = float(np.mean(wins)) if wins else float("nan")
+    row.win_ci = wilson(sum(wins), len(wins))
+    scores = []
+    for g in games:
+        sc = g.outcome.get("scores", {})
+        seats = list(sc) if cooperative and others_label is None else g.focus_seats
+        vals = [float(sc[a]) for a in seats if a in sc]
+        if vals:
+            scores.append(float(np.mean(vals)))
+    row.score = mean_ci(scores)
+    row.returns = mean_ci([float(np.mean([g.returns[a] for a in g.focus_seats])) for g in games])
+    row.length = mean_ci([g.steps for g in games])
+    row.truncated = sum(g.truncated for g in games)
+    per_key: dict[str, list[float]] = {}
+    shares: set = set()
+    for g in games:
+        for k, v in _extras_of(g, shares).items():
+            per_key.setdefault(k, []).append(v)
+    row.extras = {}
+    for k, v in per_key.items():
+        if len(v) != len(games):
+            continue
+        if k in shares:
+            lo, hi = wilson(sum(v), len(v))
+            row.extras[k] = (float(np.mean(v)), lo, hi)
+            row.share_extras.append(k)
+        else:
+            row.extras[k] = mean_ci(v)
+    return row
+
+
+def evaluate(env_spec: EnvSpec, policy: str, others: str | None = None, games: int = DEFAULT_GAMES,
+             seed: int = 0, workers: int = 0, deterministic: bool = True) -> Row:
+    """One row: ``policy`` (a spec) with/against ``others`` (a spec, or None)."""
+    if games < 1:
+        raise ValueError(f"games must be >= 1, got {games}")
+    cooperative = env_spec.kind == "cooperative"
+    recs = play_games_parallel(env_spec, policy, others, range(seed, seed + games), workers, deterministic)
+    return summarize(env_spec, parse_spec(policy).label, None if others is None else parse_spec(others).label,
+                     recs, cooperative)
+
+
+def unavailable_row(env_spec: EnvSpec, policy: str, others: str | None, games: int, note: str) -> Row:
+    return Row(env_spec.env_id, dict(env_spec.options), parse_spec(policy).label,
+               None if others is None else parse_spec(others).label, 0, env_spec.kind == "cooperative", note=note)
+
+
+# ---------------------------------------------------------------------- output
+def _pct(p: float, ci: tuple[float, float]) -> str:
+    if math.isnan(p):
+        return "n/a"
+    return f"{p:.1%} ({ci[0]:.1%}-{ci[1]:.1%})"
+
+
+def _mci(m: tuple[float, float, float]) -> str:
+    if math.isnan(m[0]):
+        return "n/a"
+    half = (m[2] - m[1]) / 2
+    return f"{m[0]:.3g} ± {half:.2g}"
+
+
+def _fmt_extra(r: Row, k: str) -> str:
+    if k not in r.extras:
+        return ""
+    m = r.extras[k]
+    return _pct(m[0], (m[1], m[2])) if k in r.share_extras else _mci(m)
+
+
+def markdown_table(rows: Sequence[Row], extras: Sequence[str] | None = None) -> str:
+    """The evaluation table (markdown); outcome extras get one column each
+    (``extras``: only these, in this order; None or empty: all of them)."""
+    extra_keys: list[str] = []
+    for r in rows:
+        for k in r.extras:
+            if k not in extra_keys:
+                extra_keys.append(k)
+    if extras:
+        extra_keys = [k for k in extras if k in extra_keys]
+    show_options = len({json.dumps(r.options, sort_keys=True) for r in rows}) > 1 or any(r.options for r in rows)
+    head = (["env options"] if show_options else []) + ["policy", "line-up", "games", "win rate (95% CI)",
+                                                       "score", "return", "length"] + extra_keys
+    lines = ["| " + " | ".join(head) + " |", "|" + "---|" * len(head)]
+    for r in rows:
+        opts = ", ".join(f"{k}={v}" for k, v in r.options.items()) or "defaults"
+        if r.note:
+            cells = ([opts] if show_options else []) + [r.policy, r.lineup, "0", r.note] + [""] * (3 + len(extra_keys))
+        else:
+            cells = ([opts] if show_options else []) + [
+                r.policy, r.lineup, str(r.games), _pct(r.win_rate, r.win_ci), _mci(r.score), _mci(r.returns),
+                _mci(r.length)] + [_fmt_extra(r, k) for k in extra_keys]
+        lines.append("| " + " | ".join(c.replace("|", "\\|") for c in cells) + " |")
+    return "\n".join(lines)
+
+
+def summary_json(rows: Sequence[Row]) -> dict:
+    return {"rows": [r.to_json() for r in rows]}

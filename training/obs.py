@@ -1,0 +1,74 @@
+"""From a PettingZoo observation dict to the flat vector a policy network reads.
+
+Every env's observation is ``{"observation": Box(float32, (n,)), "action_mask":
+Box(int8, (A,))}``. The learner sees one flat ``Box`` of size ``n + P`` (``P``
+= number of seats):
+
+* ``observation``, rescaled to [0, 1] with the bounds the env declares
+  (``(x - low) / (high - low)`` where both bounds are finite and differ;
+  unchanged elsewhere), unless ``normalize=False``;
+* the seat's identity: a one-hot over ``env.possible_agents``.
+
+The mask is not part of the vector: it reaches MaskablePPO through
+``action_masks()`` (training) or the ``action_mask`` entry (acting).
+The encoding is stateless, so a checkpoint needs no running statistics; its
+metadata records the bounds' SHA-256 and loading refuses a changed layout.
+"""
+
+from __future__ import annotations
+
+import hashlib
+
+import numpy as np
+from gymnasium import spaces
+
+
+class SeatEncoder:
+    """Encodes one env's observations for any of its seats."""
+
+    def __init__(self, obs_space: spaces.Dict, agents: list[str], normalize: bool = True):
+        box = obs_space["observation"]
+        self.agents = list(agents)
+        self.seat_of = {a: i for i, a in enumerate(self.agents)}
+        self.obs_dim = int(np.prod(box.shape))
+        self.n_actions = int(obs_space["action_mask"].shape[0])
+        self.normalize = bool(normalize)
+        low = np.asarray(box.low, dtype=np.float64).reshape(-1)
+        high = np.asarray(box.high, dtype=np.float64).reshape(-1)
+        self.raw_low, self.raw_high = low.astype(np.float32), high.astype(np.float32)
+        scalable = np.isfinite(low) & np.isfinite(high) & (high > low)
+        self.offset = np.where(scalable & self.normalize, low, 0.0).astype(np.float32)
+        self.scale = np.where(scalable & self.normalize, 1.0 / np.where(scalable, high - low, 1.0), 1.0).astype(np.float32)
+        n = len(self.agents)
+        self.size = self.obs_dim + n
+        if self.normalize:
+            lo = np.where(scalable, 0.0, low)
+            hi = np.where(scalable, 1.0, high)
+        else:
+            lo, hi = low, high
+        self.space = spaces.Box(
+            np.concatenate([lo, np.zeros(n)]).astype(np.float32),
+            np.concatenate([hi, np.ones(n)]).astype(np.float32),
+            dtype=np.float32,
+        )
+        self._eye = np.eye(n, dtype=np.float32)
+
+    @classmethod
+    def for_env(cls, env, normalize: bool = True) -> "SeatEncoder":
+        agent = env.possible_agents[0]
+        return cls(env.observation_space(agent), env.possible_agents, normalize)
+
+    def encode(self, observation: np.ndarray, seat: int) -> np.ndarray:
+        """The flat float32 vector for seat index ``seat``."""
+        x = (np.asarray(observation, dtype=np.float32).reshape(-1) - self.offset) * self.scale
+        return np.concatenate([x, self._eye[seat]])
+
+    def encode_agent(self, obs: dict, agent: str) -> np.ndarray:
+        return self.encode(obs["observation"], self.seat_of[agent])
+
+    def bounds_sha256(self) -> str:
+        """Fingerprint of the declared observation bounds (layout changes alter it)."""
+        h = hashlib.sha256()
+        h.update(self.raw_low.tobytes())
+        h.update(self.raw_high.tobytes())
+        return h.hexdigest()

@@ -1,0 +1,67 @@
+"""The learning-curve PNG and its CSV data."""
+
+from __future__ import annotations
+
+import csv
+from pathlib import Path
+from typing import Sequence
+
+import numpy as np
+
+CURVE_HEADER = ["timesteps", "episode_return", "win", "score", "length"]
+
+
+def read_curve(path: Path) -> list[tuple]:
+    if not path.is_file():
+        return []
+    with open(path, newline="") as f:
+        rows = list(csv.reader(f))
+    return [(int(r[0]), float(r[1]), float(r[2]), float(r[3]), int(r[4])) for r in rows[1:] if len(r) == 5]
+
+
+def write_curve(path: Path, rows: Sequence[tuple]) -> None:
+    with open(path, "w", newline="") as f:
+        w = csv.writer(f)
+        w.writerow(CURVE_HEADER)
+        w.writerows(rows)
+
+
+def _rolling(x: np.ndarray, k: int) -> np.ndarray:
+    if x.size == 0:
+        return x
+    k = max(1, min(k, x.size))
+    c = np.cumsum(np.insert(x, 0, 0.0))
+    out = np.empty_like(x, dtype=np.float64)
+    for i in range(x.size):
+        lo = max(0, i - k + 1)
+        out[i] = (c[i + 1] - c[lo]) / (i + 1 - lo)
+    return out
+
+
+def plot_curve(rows: Sequence[tuple], path: Path, title: str, window: int = 100) -> bool:
+    """Episode return and win rate (rolling means) against timesteps; False if no data."""
+    if not rows:
+        return False
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    data = np.asarray(rows, dtype=np.float64)
+    t, ret, win = data[:, 0], data[:, 1], data[:, 2]
+    fig, (a1, a2) = plt.subplots(2, 1, figsize=(8, 6), sharex=True)
+    a1.plot(t, ret, ".", alpha=0.15, markersize=2, color="tab:blue")
+    a1.plot(t, _rolling(ret, window), color="tab:blue", label=f"mean of last {window} games")
+    a1.set_ylabel("learner return per game")
+    a1.legend(loc="lower right")
+    a1.grid(alpha=0.3)
+    a2.plot(t, _rolling(win, window), color="tab:green")
+    a2.set_ylabel(f"win rate (last {window})")
+    a2.set_ylim(-0.02, 1.02)
+    a2.set_xlabel("timesteps")
+    a2.grid(alpha=0.3)
+    fig.suptitle(title)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
+    return True

@@ -1,0 +1,160 @@
+"""Policies named by spec strings, usable anywhere a policy is.
+
+=================================  ==============================================================
+spec                               policy
+=================================  ==============================================================
+``random``                         uniformly random legal action (``RandomLegalPolicy``)
+``heuristic``                      the game's scripted ``HeuristicPolicy`` (``envs.<id>``)
+``noop``                           always ``noop`` (index 0): a player who does nothing
+``checkpoint:DIR``                 a trained checkpoint (greedy: most likely legal action)
+``checkpoint:DIR?deterministic=false``  the same, sampling from its masked distribution
+``checkpoint:DIR?strict=true``     refuse any env-option or package-version difference
+``DIR``                            shorthand for ``checkpoint:DIR`` if DIR holds metadata.json
+=================================  ==============================================================
+
+Every spec resolves to an :class:`envs.core.policy.Policy` (``act(observation,
+agent, env)``). Trained policies see the same flat vector as in training
+(:mod:`training.obs`) and act through :class:`~training.actor.NumpyActor`.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qsl
+
+import numpy as np
+
+from envs.core.errors import ConfigError
+from envs.core.policy import Policy, RandomLegalPolicy
+from envs.core.seeding import make_rng
+
+from training.actor import NumpyActor
+from training.envspec import EnvSpec
+from training.obs import SeatEncoder
+
+BASELINES = ("random", "heuristic", "noop")
+SPEC_HELP = ("random | heuristic | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
+             "(DIR = checkpoints/<game>/<name>)")
+
+
+@dataclass(frozen=True)
+class PolicySpec:
+    """A parsed spec string."""
+
+    kind: str                      # random | heuristic | noop | checkpoint
+    path: str | None = None
+    options: dict = field(default_factory=dict)
+    text: str = ""
+
+    @property
+    def label(self) -> str:
+        if self.kind != "checkpoint":
+            return self.kind
+        p = Path(self.path)
+        short = "/".join(p.parts[-2:]) if len(p.parts) >= 2 else str(p)
+        suffix = "" if self.options.get("deterministic", True) else " (sampled)"
+        return f"checkpoint:{short}{suffix}"
+
+
+def parse_spec(text: str) -> PolicySpec:
+    """Parse a policy spec string; ConfigError lists the syntax if it is wrong."""
+    if not isinstance(text, str) or not text.strip():
+        raise ConfigError(f"policy spec {text!r} is empty; allowed: {SPEC_HELP}")
+    s = text.strip()
+    if s in BASELINES:
+        return PolicySpec(s, text=s)
+    if s.startswith("checkpoint:"):
+        body = s[len("checkpoint:"):]
+    elif os.path.isfile(os.path.join(s.split("?")[0], "metadata.json")):
+        body = s
+    else:
+        raise ConfigError(f"unknown policy spec {text!r}; allowed: {SPEC_HELP}")
+    path, _, query = body.partition("?")
+    if not path:
+        raise ConfigError(f"policy spec {text!r} names no checkpoint directory; allowed: {SPEC_HELP}")
+    options: dict[str, bool] = {}
+    for k, v in parse_qsl(query, keep_blank_values=True):
+        if k not in ("deterministic", "strict"):
+            raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: deterministic, strict")
+        if v.lower() not in ("true", "false"):
+            raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: true or false")
+        options[k] = v.lower() == "true"
+    return PolicySpec("checkpoint", path, options, text=s)
+
+
+def spec_checker(text: str) -> str | None:
+    """For config schemas: None if ``text`` parses, else the problem."""
+    try:
+        parse_spec(text)
+    except ConfigError as e:
+        return str(e)
+    return None
+
+
+class NoopPolicy(Policy):
+    """Always ``noop`` (index 0), which the core accepts from any live agent."""
+
+    name = "noop"
+
+    def act(self, observation, agent, env=None) -> int:
+        return 0
+
+
+class ActorPolicy(Policy):
+    """A trained network acting for any seat of one env (its seat in the one-hot)."""
+
+    def __init__(self, actor: NumpyActor, encoder: SeatEncoder, deterministic: bool = True,
+                 name: str = "trained", seed: int | None = None):
+        self.actor = actor
+        self.encoder = encoder
+        self.deterministic = deterministic
+        self.name = name
+        self.rng = make_rng(seed)
+
+    def reset(self, seed: int | None = None) -> None:
+        if seed is not None:
+            self.rng = make_rng(seed)
+
+    def act(self, observation: dict, agent: str, env: Any = None) -> int:
+        seat = self.encoder.seat_of.get(agent)
+        if seat is None:
+            raise ValueError(f"{self.name}: unknown agent {agent!r}; trained for seats {self.encoder.agents}")
+        x = self.encoder.encode(observation["observation"], seat)
+        return int(self.actor.act(x[None], observation["action_mask"][None], self.deterministic, self.rng)[0])
+
+    def act_batch(self, xs: np.ndarray, masks: np.ndarray) -> np.ndarray:
+        """Actions for already-encoded observations (used inside the vec env)."""
+        return self.actor.act(xs, masks, self.deterministic, self.rng)
+
+
+def load_checkpoint_policy(spec: PolicySpec, env_spec: EnvSpec | None = None) -> ActorPolicy:
+    """The checkpoint's policy, verified (hashes, env) before use."""
+    from training.checkpoints import load_actor, trained_env_spec
+
+    actor, meta = load_actor(spec.path, env_spec, strict=spec.options.get("strict", False))
+    env_spec = env_spec or trained_env_spec(meta)
+    encoder = SeatEncoder.for_env(env_spec.make(), bool(meta["observation"].get("normalized", True)))
+    return ActorPolicy(actor, encoder, spec.options.get("deterministic", True), name=spec.label)
+
+
+def make_policy(spec: str | PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> Policy:
+    """A fresh policy object for ``spec`` on ``env_spec``'s game."""
+    ps = parse_spec(spec) if isinstance(spec, str) else spec
+    if ps.kind == "random":
+        return RandomLegalPolicy(seed)
+    if ps.kind == "noop":
+        return NoopPolicy()
+    if ps.kind == "heuristic":
+        cls = getattr(env_spec.module(), "HeuristicPolicy", None)
+        if cls is None:
+            raise ConfigError(f"{env_spec.env_id} has no HeuristicPolicy; use random or a checkpoint")
+        pol = cls()
+        if seed is not None:
+            pol.reset(seed)
+        return pol
+    pol = load_checkpoint_policy(ps, env_spec)
+    pol.reset(seed)
+    return pol

@@ -1,0 +1,293 @@
+"""One training run from a validated config (``python -m training train``).
+
+Steps: resolve the env; build the bridge (:class:`~training.vec_env.MultiAgentVecEnv`
+under SB3's ``VecMonitor``); build or resume a MaskablePPO; learn with SB3's
+progress bar, TensorBoard logger and the callbacks of :mod:`training.callbacks`;
+save the checkpoint (also every ``checkpoint_every`` steps and on Ctrl-C);
+write the learning curve; evaluate and write the evaluation table.
+
+Outputs::
+
+    <output.checkpoints>/<game>/<name>/model.zip, metadata.json   the checkpoint
+        config.yaml            the resolved config of the run
+        curve.csv, learning_curve.png
+        evaluation.md, evaluation.json
+    <output.runs>/<game>/<name>/   TensorBoard events; pool/ (self-play snapshots, for --resume)
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import shutil
+import time
+import warnings
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable
+
+from envs.core.errors import ConfigError
+
+from training import checkpoints as ck
+from training.callbacks import (EpisodeStatsCallback, InterruptCallback, PeriodicSaveCallback, SelfPlayCallback,
+                                SigintGuard)
+from training.config import command_line, public, to_yaml
+from training.copies import POOL, BridgeSettings, RewardRule
+from training.envspec import EnvSpec
+from training.evaluation import Row, evaluate, markdown_table, summary_json, unavailable_row
+from training.plotting import plot_curve, read_curve, write_curve
+from training.seating import SeatingRule
+
+
+@dataclass
+class RunPlan:
+    """What a config resolves to, before anything is trained."""
+
+    cfg: dict
+    env_spec: EnvSpec
+    cooperative: bool
+    n_seats: int
+    learners: int
+    reward_mode: str
+    uses_pool: bool
+    checkpoint_dir: Path
+    run_dir: Path
+    settings: BridgeSettings
+
+    @property
+    def slots(self) -> int:
+        return self.cfg["training"]["env_copies"] * self.learners
+
+    def describe(self) -> str:
+        t = self.cfg["training"]
+        kind = "cooperative (one shared policy for the team)" if self.cooperative else "competitive"
+        others = "none (the learner plays every seat)" if self.learners >= self.n_seats else \
+            ", ".join(f"{k} {v:g}" for k, v in self.cfg["seats"]["others"].items())
+        return "\n".join([
+            f"env          {self.env_spec.label()} ({kind}, {self.n_seats} seats)",
+            f"learner      {self.learners} seat(s) per game, reward={self.reward_mode}, rotation={self.cfg['seats']['rotation']}",
+            f"other seats  {others}",
+            f"bridge       {t['env_copies']} env copies x {self.learners} = {self.slots} slots, stepped by {t['workers']} process(es)",
+            f"timesteps    {t['total_timesteps']:,} (seed {t['seed']})",
+            f"checkpoint   {self.checkpoint_dir}",
+            f"tensorboard  {self.run_dir}",
+        ])
+
+
+@dataclass
+class TrainResult:
+    checkpoint_dir: Path
+    metadata: dict
+    interrupted: bool
+    seconds: float
+    rows: list[Row] = field(default_factory=list)
+    table: str = ""
+
+
+def plan_run(cfg: dict) -> RunPlan:
+    env_spec = EnvSpec.resolve(cfg["env"]["id"], cfg["env"]["options"])
+    cooperative = env_spec.kind == "cooperative"
+    n_seats = len(env_spec.make().possible_agents)
+    lv = cfg["seats"]["learners"]
+    if lv == "all" or (lv == "auto" and cooperative):
+        learners = n_seats
+    elif lv == "auto":
+        learners = 1
+    else:
+        learners = int(lv)
+        if learners > n_seats:
+            raise ConfigError(f"config key seats.learners: {learners} is not allowed; allowed: 1..{n_seats} "
+                              f"({env_spec.label()} has {n_seats} seats), 'all' or 'auto'")
+    others = dict(cfg["seats"]["others"])
+    if learners < n_seats:
+        if not others or sum(others.values()) <= 0:
+            raise ConfigError("config key seats.others: the learner leaves seats free, so seats.others needs at "
+                              "least one positive weight (pool, random, heuristic, noop or checkpoint:DIR)")
+        others = {k: v for k, v in others.items() if v > 0}
+    uses_pool = learners < n_seats and POOL in others
+    reward_mode = cfg["training"]["reward"]
+    if reward_mode == "auto":
+        reward_mode = "team" if cooperative else "own"
+    t = cfg["training"]
+    seating = SeatingRule(learners, cfg["seats"]["rotation"], others, cfg["self_play"]["pool_size"],
+                          cfg["self_play"]["latest_weight"])
+    settings = BridgeSettings(env_spec, seating, RewardRule(reward_mode, t["reward_scale"], t["win_bonus"],
+                                                            t["loss_penalty"]),
+                              cooperative, t["normalize_observations"], t["seed"])
+    out = cfg["output"]
+    return RunPlan(cfg, env_spec, cooperative, n_seats, learners, reward_mode, uses_pool,
+                   Path(out["checkpoints"]) / env_spec.game / cfg["name"], Path(out["runs"]) / env_spec.game / cfg["name"],
+                   settings)
+
+
+def _ppo_kwargs(cfg: dict) -> tuple[dict, dict]:
+    import torch.nn as nn
+
+    a = cfg["algorithm"]
+    lr = a["learning_rate"]
+    schedule: Any = lr if a["lr_schedule"] == "constant" else (lambda progress, lr=lr: lr * progress)
+    kwargs = {k: a[k] for k in ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range", "ent_coef",
+                                "vf_coef", "max_grad_norm", "target_kl", "normalize_advantage")}
+    kwargs["learning_rate"] = schedule
+    policy_kwargs = {"net_arch": list(a["net_arch"]), "activation_fn": {"tanh": nn.Tanh, "relu": nn.ReLU}[a["activation"]]}
+    return kwargs, policy_kwargs
+
+
+def evaluation_plan(cfg: dict, env_spec: EnvSpec, policy: str) -> list[tuple[EnvSpec, str, str | None]]:
+    """The rows of the end-of-training table: per swept env config, the trained
+    policy (as a whole team if cooperative) with/against each ``against`` spec,
+    then the baselines for reference."""
+    ev = cfg["evaluation"]
+    cooperative = env_spec.kind == "cooperative"
+    sweep = ev["sweep"]
+    combos = [dict(zip(sweep, vals)) for vals in itertools.product(*sweep.values())] if sweep else [{}]
+    rows: list[tuple[EnvSpec, str, str | None]] = []
+    for combo in combos:
+        spec = env_spec.with_options(**combo) if combo else env_spec
+        if cooperative:
+            rows.append((spec, policy, None))
+            rows += [(spec, policy, o) for o in ev["against"]]
+            if ev["baselines"]:
+                rows += [(spec, b, None) for b in ("heuristic", "random")]
+        else:
+            rows += [(spec, policy, o) for o in ev["against"]]
+            if ev["baselines"]:
+                rows.append((spec, "heuristic", "random"))
+    return rows
+
+
+def run_evaluation(plan: list[tuple[EnvSpec, str, str | None]], games: int, seed: int, workers: int,
+                   deterministic: bool, log: Callable[[str], None] = print) -> list[Row]:
+    rows = []
+    for spec, pol, others in plan:
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", ck.CheckpointWarning)
+                rows.append(evaluate(spec, pol, others, games, seed, workers, deterministic))
+        except ck.CheckpointError as e:
+            rows.append(unavailable_row(spec, pol, others, games, f"n/a: {str(e).split(': ', 1)[-1][:120]}"))
+        log(f"  evaluated {rows[-1].policy} {rows[-1].lineup} on {spec.label()}")
+    return rows
+
+
+def _check_resume_config(meta: dict, cfg: dict) -> None:
+    old = meta.get("training_config") or {}
+    for section in ("env",):
+        if old.get(section) != public(cfg).get(section):
+            raise ConfigError(f"--resume: the config's {section} section differs from the checkpoint's "
+                              f"({old.get(section)} vs {cfg.get(section)}); resume with the same env")
+    if old.get("algorithm") != cfg.get("algorithm"):
+        warnings.warn("--resume: the algorithm section differs from the checkpoint's; the saved model's "
+                      "hyperparameters are kept", UserWarning, stacklevel=3)
+
+
+def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: bool = False,
+          log: Callable[[str], None] = print, extra_callbacks: list | None = None) -> TrainResult | RunPlan:
+    """Train as ``cfg`` says; returns the result (or the plan, with ``dry_run``)."""
+    plan = plan_run(cfg)
+    if dry_run:
+        return plan
+    ckpt_dir, run_dir = plan.checkpoint_dir, plan.run_dir
+    exists = ck.is_checkpoint(ckpt_dir)
+    if resume and not exists:
+        raise ConfigError(f"--resume: no checkpoint at {ckpt_dir} to resume")
+    if exists and not resume and not overwrite:
+        raise ConfigError(f"checkpoint {ckpt_dir} already exists; pass --resume to continue it, --overwrite to "
+                          f"replace it, or choose another run name (--set name=...)")
+    if overwrite and not resume:
+        for p in (ckpt_dir, run_dir):
+            if p.is_dir():
+                shutil.rmtree(p)
+
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.callbacks import CallbackList, ProgressBarCallback
+    from stable_baselines3.common.logger import configure
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from training.vec_env import MultiAgentVecEnv
+
+    t = cfg["training"]
+    torch.set_num_threads(t["torch_threads"])
+    log(plan.describe())
+    venv = VecMonitor(MultiAgentVecEnv(plan.settings, t["env_copies"], t["workers"]))
+    kwargs, policy_kwargs = _ppo_kwargs(cfg)
+    try:
+        if resume:
+            model, meta = ck.load_checkpoint(ckpt_dir, plan.env_spec, device=t["device"], env=venv)
+            _check_resume_config(meta, cfg)
+            model.set_random_seed(t["seed"] + int(model.num_timesteps))
+            log(f"resuming from {ckpt_dir} at {model.num_timesteps:,} timesteps")
+        else:
+            model = MaskablePPO("MlpPolicy", venv, seed=t["seed"], device=t["device"], verbose=0,
+                                policy_kwargs=policy_kwargs, **kwargs)
+        model.set_logger(configure(str(run_dir), ["tensorboard"]))
+        stats = EpisodeStatsCallback()
+        hyper = dict(cfg["algorithm"])
+        t0 = time.perf_counter()
+        start_steps = int(model.num_timesteps)
+
+        def save(complete: bool, evaluation: dict | None = None) -> dict:
+            return ck.save_checkpoint(
+                ckpt_dir, model, plan.env_spec, normalize=t["normalize_observations"], hyperparameters=hyper,
+                policy_kwargs={"net_arch": list(cfg["algorithm"]["net_arch"]), "activation": cfg["algorithm"]["activation"]},
+                seed=t["seed"], complete=complete, training_config=public(cfg), evaluation=evaluation,
+                extra={"description": cfg.get("description"), "learner_seats": plan.learners,
+                       "reward": plan.reward_mode, "kind": "cooperative" if plan.cooperative else "competitive",
+                       "training_seconds": round(time.perf_counter() - t0, 1),
+                       "steps_per_second": round((model.num_timesteps - start_steps) / max(1e-9, time.perf_counter() - t0), 1)})
+
+        guard = SigintGuard()
+        callbacks = [stats, InterruptCallback(guard)]
+        if plan.uses_pool:
+            sp = SelfPlayCallback(venv.venv, cfg["self_play"]["snapshot_every"], run_dir / "pool",
+                                  cfg["self_play"]["pool_size"])
+            sp.prime(model)
+            callbacks.append(sp)
+        if t["checkpoint_every"]:
+            callbacks.append(PeriodicSaveCallback(t["checkpoint_every"], lambda: save(False)))
+        if t["progress_bar"]:
+            callbacks.append(ProgressBarCallback())
+        callbacks += list(extra_callbacks or [])
+        remaining = max(0, t["total_timesteps"] - int(model.num_timesteps))
+        ckpt_dir.mkdir(parents=True, exist_ok=True)
+        (ckpt_dir / "config.yaml").write_text(to_yaml(cfg), encoding="utf-8")
+        with guard, warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*rich is experimental.*")
+            if remaining:
+                model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=not resume,
+                            tb_log_name=cfg["name"])
+        interrupted = guard.requested
+        meta = save(not interrupted)
+    finally:
+        venv.close()
+    seconds = time.perf_counter() - t0
+    # learning curve (appended across --resume sessions)
+    curve_path = ckpt_dir / "curve.csv"
+    rows_curve = (read_curve(curve_path) if resume else []) + stats.history
+    write_curve(curve_path, rows_curve)
+    plot_curve(rows_curve, ckpt_dir / "learning_curve.png",
+               f"{plan.env_spec.label()} - {cfg['name']} ({'team' if plan.cooperative else 'learner'})")
+    result = TrainResult(ckpt_dir, meta, interrupted, seconds)
+    steps = int(model.num_timesteps) - start_steps
+    log(f"trained {steps:,} timesteps in {seconds:.0f} s ({steps / max(seconds, 1e-9):,.0f} steps/s); "
+        f"checkpoint {ckpt_dir}")
+    if interrupted:
+        log(f"interrupted: checkpoint saved at {model.num_timesteps:,} timesteps; continue with: "
+            f"{command_line(cfg, '--resume')}")
+        return result
+    ev = cfg["evaluation"]
+    log(f"evaluating ({ev['games']} games per row) ...")
+    rows = run_evaluation(evaluation_plan(cfg, plan.env_spec, f"checkpoint:{ckpt_dir}"), ev["games"], ev["seed"],
+                          ev["workers"], ev["deterministic"], log)
+    table = markdown_table(rows, ev["extras"])
+    (ckpt_dir / "evaluation.md").write_text(
+        f"# Evaluation of {ckpt_dir}\n\n{ev['games']} seeded games per row (seeds {ev['seed']}..), "
+        f"seats rotated; 95% confidence intervals.\n\n{table}\n", encoding="utf-8")
+    summary = summary_json(rows)
+    (ckpt_dir / "evaluation.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    result.metadata = ck.update_metadata(ckpt_dir, evaluation=summary)
+    result.rows, result.table = rows, table
+    log("")
+    log(table)
+    return result
