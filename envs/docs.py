@@ -47,7 +47,7 @@ def game_blocks(env_id: str) -> dict[str, str]:
         "options": m.raw_env.config_spec().markdown(),
         "sizes": "Sizes per configuration (distinct ones):\n\n" + "\n".join(rows),
         "observation": f"Shown for {shown}.\n\n" + env.encoder.layout.markdown(),
-        "state": f"Shown for {shown}.\n\n" + env.encoder.state_layout.markdown(),
+        "state": f"Shown for {shown}.\n\n" + env.encoder.state_layout.markdown("State vector (`state()`)"),
         "actions": f"Shown for {shown}.\n\n" + env.action_table.markdown(),
     }
 

@@ -99,9 +99,9 @@ class ObservationLayout:
                 bad.append(f.name)
         return bad
 
-    def markdown(self) -> str:
+    def markdown(self, title: str = "Observation vector") -> str:
         lines = [
-            f"Observation vector: {self.size} float32 entries.",
+            f"{title}: {self.size} float32 entries.",
             "",
             "| slice | field | shape | range | meaning |",
             "|---|---|---|---|---|",

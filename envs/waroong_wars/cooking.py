@@ -171,6 +171,7 @@ def end_turn(eng: "WaroongEngine", seat: int, result: StepResult) -> None:
         eng.go_boy[seat] = True
         eng.go_boy_supply -= 1
         result.events.append(f"{eng.agents[seat]} (Pak Bas) takes a Go Boy!")
+    result.events.append(f"{eng.agents[seat]} ends the turn")
     advance_turn(eng, result)
 
 
@@ -194,4 +195,6 @@ def end_cooking_phase(eng: "WaroongEngine", result: StepResult) -> None:
     # Cleanup: every ingredient card returns to the deck (reshuffled in start_round); the marker passes left.
     eng.first = (eng.first + 1) % eng.n
     eng.round += 1
+    result.events.append(f"cleanup: every ingredient card is reshuffled; the First Cooking marker passes to "
+                         f"{eng.agents[eng.first]}")
     draft.start_round(eng)

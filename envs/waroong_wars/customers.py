@@ -102,3 +102,5 @@ def extra_customer(eng: "WaroongEngine", seat: int, take: bool, result: StepResu
     if take:
         draw(eng, seat)
         result.events.append(f"{eng.agents[seat]} (Bu Prasojo) takes an extra customer card")
+    else:
+        result.events.append(f"{eng.agents[seat]} (Bu Prasojo) declines an extra customer card")

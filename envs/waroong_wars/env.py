@@ -48,5 +48,6 @@ class WaroongWarsEnv(TickParallelEnv):
         self.render_viewer = self.config["render_viewer"]
 
     def render_text(self, viewer: str | None = None) -> str:
-        """The table as text; ``viewer`` overrides the ``render_viewer`` option."""
-        return render_table(self.engine, viewer or self.render_viewer)
+        """The table as text, after what happened in the last step; ``viewer`` overrides ``render_viewer``."""
+        events = self._last_result.events if self._last_result is not None else ()
+        return render_table(self.engine, viewer or self.render_viewer, events)

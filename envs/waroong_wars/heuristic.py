@@ -53,8 +53,8 @@ class HeuristicPolicy(Policy):
         legal = np.flatnonzero(observation["action_mask"])
         if legal.size == 0:
             raise ValueError(f"{agent} has no legal action")
-        if legal.size == 1:
-            return int(legal[0])
+        if legal.size == 1 and not (env is not None and self._is_pick(int(legal[0]))):
+            return int(legal[0])  # a forced draft pick still goes through _pick, to be remembered
         if env is None:
             raise ValueError("HeuristicPolicy needs the env to read the public view")
         eng = env.unwrapped.engine
@@ -70,6 +70,10 @@ class HeuristicPolicy(Policy):
         return self._cooking_turn(view, legal_set, ix)
 
     # ------------------------------------------------------------------ helpers
+    def _is_pick(self, action: int) -> bool:
+        pick0 = action_index(3).pick0  # the same for every player count (right after noop)
+        return pick0 <= action < pick0 + self.cat.n_types
+
     def _tukangs(self, view: PublicView) -> list[int]:
         return [view.customers[k] for k in self.tukang_kinds]
 

@@ -8,6 +8,8 @@ its hand when the rules allow, its customers).
 
 from __future__ import annotations
 
+from typing import Sequence
+
 from envs.core.render import box, rule, table
 from envs.waroong_wars import scoring
 from envs.waroong_wars.cooking import EMPTY, slots_for
@@ -34,7 +36,8 @@ def customers_text(cat, counts) -> str:
     return ", ".join(parts) or "-"
 
 
-def render_table(eng, viewer: str = "all") -> str:
+def render_table(eng, viewer: str = "all", events: Sequence[str] = ()) -> str:
+    """The table as text; ``events`` (the last step's log lines, public information only) are shown first."""
     cat = eng.cat
     n = eng.n
     if viewer not in ("all", "none") and viewer not in eng.seat_of:
@@ -43,8 +46,14 @@ def render_table(eng, viewer: str = "all") -> str:
              "over": f"game over ({eng.ended_by})"}[eng.phase]
     head = f"Waroong Wars  round {eng.round}/{eng.round_limit}  {phase}"
     if eng.phase == "cook":
-        head += f"  to act: {eng.agents[eng.turn]}"
+        p = eng.pending
+        if p is None:
+            head += f"  to act: {eng.agents[eng.turn]}"
+        else:  # an answer is awaited before the cook's turn goes on
+            head += f"  to act: {eng.agents[p['target'] if p['kind'] == 'theft' else p['seat']]} (answer)"
     lines = [rule(head)]
+    if events:
+        lines.append("Last step: " + "; ".join(events))
     lines.append(f"Menu deck: {len(eng.menu_deck)} left{'  (LAST ROUND)' if eng.last_round else ''}   "
                  f"VP tokens: {eng.token_supply}   Go Boy! supply: {eng.go_boy_supply}   "
                  f"customer deck: {len(eng.customer_deck)}   First Cooking marker: {eng.agents[eng.first]}")

@@ -225,7 +225,10 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         elif self.phase in DECISION_PHASES:
             self.end_decision_tick(joint)
         self.touch()
-        if self.phase == "open" and not any(self.any_productive(s) for s in range(self.n)):
+        # "Cannot serve the current customer": only a customer can be unservable. With an Event
+        # showing, the team waits for an empty timer and the next card (at most T ticks).
+        if (self.phase == "open" and self.current_customer() is not None
+                and not any(self.any_productive(s) for s in range(self.n))):
             self.close_for_business("stuck: no chef has anything left to do")
         if self._reward:
             result.reward_all(self._reward)

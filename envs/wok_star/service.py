@@ -13,8 +13,9 @@ How the day is paced (one tick = ``seconds_per_tick``):
   that timer is flipped and the next card revealed;
 * the day closes when every chef votes ``close`` in one tick, when the
   Regular deck is served out, when the current customer has waited
-  ``patience`` ticks with both timers empty, or when no chef has any action
-  left but waiting.
+  ``patience`` ticks with both timers empty, or when a customer is at the
+  counter and no chef has any action left but waiting (never while an Event
+  card shows: it leaves when a timer is empty).
 """
 
 from __future__ import annotations

@@ -122,3 +122,51 @@ def test_beats_random_chefs_by_a_clear_margin():
             r = play_episode(env, pols, seed=g)
             share += (1.0 / len(r.winners)) if seat in r.winners else 0.0
         assert share / games >= 0.85, f"{players} players: heuristic won {share}/{games}"
+
+
+class _JunkServer(RandomLegalPolicy):
+    """Serves anything as fast as it can: lift any image-up card, set it on the
+    plate, "Order's up!". Its orders are wrong (0 points), but against random
+    chefs, who almost never cook a correct order, the Gold Spatula tie-break
+    on completed orders alone wins every match. It must not beat the heuristic."""
+
+    name = "junk_server"
+
+    def act(self, observation, agent, env=None):
+        eng = env.unwrapped.engine
+        view, ix, mask = eng.public_view(agent), eng.ix, observation["action_mask"]
+        me = view.my_seat
+        wanted = []
+        if view.phase == "choose":
+            wanted = list(ix.draw)
+        elif me.plate is not None and any(me.plate_cards):
+            wanted = [ix.serve]
+        elif me.loads[0]:
+            wanted = [ix.unload[0]]
+        elif me.plate is None:
+            wanted = list(ix.draw)
+        else:
+            wanted = list(ix.lift[0])
+        for a in wanted:
+            if mask[a]:
+                return a
+        return NOOP
+
+
+def test_the_heuristic_wins_by_cooking_not_by_the_orders_tie_break():
+    """100% against random chefs says little: a 0-point junk server also wins
+    every match against them. The heuristic must beat the junk server."""
+    for players in (2, 4):
+        env = frying_master_v0.parallel_env(players=players, mode="drawn")
+        games, junk_vs_random, heuristic_vs_junk = 3, 0.0, 0.0
+        for g in range(games):
+            seat = env.possible_agents[g % players]
+            pols = {a: (_JunkServer() if a == seat else RandomLegalPolicy(g)) for a in env.possible_agents}
+            r = play_episode(env, pols, seed=g)
+            junk_vs_random += (1.0 / len(r.winners)) if seat in r.winners else 0.0
+            assert all(total[seat] == 0 for total in r.outcome["round_totals"])  # it never scores a point
+            pols = {a: (_JunkServer() if a == seat else frying_master_v0.HeuristicPolicy()) for a in env.possible_agents}
+            r = play_episode(env, pols, seed=g)
+            heuristic_vs_junk += 0.0 if seat in r.winners else 1.0
+        assert junk_vs_random == games, f"{players} players: the junk server won {junk_vs_random}/{games} vs random"
+        assert heuristic_vs_junk == games, f"{players} players: the heuristic lost to the junk server"

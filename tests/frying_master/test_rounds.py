@@ -202,3 +202,19 @@ def test_a_match_of_idle_chefs_still_ends_within_players_plus_one_rounds():
         # Idle rounds tie 0-0 with 0 orders: everyone takes a Gold Spatula each round.
         assert eng.outcome()["rounds"] == 2 and eng.winners == list(eng.agents)
         assert ticks == 1 + 20 + (players + 20)
+
+
+def test_a_drawn_teppanyaki_round_gives_two_spatulas_and_the_next_round_one_again():
+    teppanyaki = CAT.mode("teppanyaki").idx
+    seed = next(s for s in range(200) if in_play(seed=s, players=2, mode="drawn").mode == teppanyaki)
+    eng = in_play(seed=seed, players=2, mode="drawn", table_up={"rice": 2})
+    assert eng.spatulas == 2 and eng.action_mask("chef_0")[act(eng, "lift", spatula=1, food="rice")]
+    eng.loads["chef_0"][1] = [F("rice")]
+    eng.completed["chef_0"] = _done(SOUP)
+    _end_round_now(eng)
+    assert eng.round_no == 2 and eng.mode != teppanyaki and eng.spatulas == 1
+    assert eng.loads["chef_0"] == [[], []] and eng.history[-1]["discarded_from_spatulas"]["chef_0"] == 1
+    eng.phase, eng.choose_queue = "play", []
+    eng.invalidate_masks()
+    with pytest.raises(IllegalActionError, match="spatula 1 is not in use this round"):
+        step(eng, chef_0=act(eng, "flip", spatula=1, category="meat"))

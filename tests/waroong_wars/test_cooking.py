@@ -254,3 +254,14 @@ def test_last_menu_revealed_leaves_empty_slots_on_the_left_and_starts_the_last_r
     act(eng, 0, cook_action(eng, eng.display.index(menu("Tempe Penyet"))))
     assert eng.display[0] == -1 and -1 not in eng.display[1:]
     assert "slot 0 is empty" in eng.why_illegal("player_0", cook_action(eng, 0))
+
+
+def test_one_supplement_per_menu_even_with_two_icons():
+    eng = cooking_engine(3)
+    set_display(eng, ["Tahu Tek", "Tempe Penyet", "Lontong Balap", "Sate Klopo", "Semanggi", "Rujak Soto"])
+    eng.hands[0] = counts(rice=1, unique=1, petis=1, kerupuk=1)
+    eng.invalidate_masks()
+    legal = eng.legal_actions("player_0")
+    assert cook_action(eng, 0, supplement="petis") in legal and cook_action(eng, 0, supplement="kerupuk") in legal
+    act(eng, 0, cook_action(eng, 0, supplement="petis"))
+    assert eng.tokens[0] == 2 and eng.token_supply == 16 and eng.hands[0] == counts(kerupuk=1)

@@ -13,7 +13,7 @@ from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 from envs.core.seeding import make_rng
 from envs.waroong_wars.legality import illegal_reason
-from tests.waroong_wars.helpers import counts, cooking_engine, customer_counts, ix
+from tests.waroong_wars.helpers import cook_action, cooking_engine, counts, customer_counts, ix, set_display
 
 
 def test_env_is_turn_based_and_names_its_agents():
@@ -194,3 +194,48 @@ def test_max_episode_steps_bounds_the_game_by_rule():
     assert waroong_wars_v0.max_episode_steps(players=5) == 20 * 10 + 30 * 6
     assert waroong_wars_v0.max_episode_steps(players=3, round_limit=5) == 5 * 8 + 18 * 6
     assert waroong_wars_v0.raw_env.default_max_ticks >= waroong_wars_v0.max_episode_steps(players=5, round_limit=40)
+
+
+def test_heuristic_remembers_a_forced_draft_pick():
+    """A pick with only one legal choice (a pack of one type) is still remembered as face-down card."""
+    env = waroong_wars_v0.parallel_env(players=3)
+    env.reset(seed=0)
+    eng = env.engine
+    eng.packs = [counts(rice=6), counts(meat=3, spice=3), counts(unique=3, vegetable=3)]
+    eng.invalidate_masks()
+    pol = waroong_wars_v0.HeuristicPolicy()
+    obs = {a: env.observe(a) for a in env.agents}
+    first = {a: pol.act(obs[a], a, env) for a in env.agents}
+    assert first["player_0"] == ix(eng).pick0  # rice: the only choice
+    obs, *_ = env.step(first)
+    second = {a: pol.act(obs[a], a, env) for a in env.agents}
+    assert sum(pol._memory["player_0"][1]) == 2 and pol._memory["player_0"][1][0] == 1  # the rice and the new pick
+    picks = [k - ix(eng).pick0 for k in (first["player_0"], second["player_0"])]
+    assert pol._memory["player_0"][1] == counts(**{eng.cat.ingredient_types[t]: picks.count(t) for t in set(picks)})
+
+
+def test_render_tells_what_happened_in_the_last_step_without_hidden_cards():
+    env = waroong_wars_v0.parallel_env(players=3, render_mode="ansi", render_viewer="none")
+    env.reset(seed=0)
+    assert "Last step" not in env.render()
+    env.engine = eng = cooking_engine(3)
+    set_display(eng, ["Nasi Pecel", "Tempe Penyet", "Lontong Balap", "Sate Klopo", "Semanggi", "Rujak Soto"])
+    eng.hands[0] = counts(rice=1, vegetable=1)
+    eng.hands[2] = counts(meat=1)
+    eng.customers[1] = customer_counts(maling=1)
+    eng.invalidate_masks()
+    a = ix(eng)
+    env.step({"player_0": cook_action(eng, 0), "player_1": 0, "player_2": 0})
+    assert "Last step: player_0 cooks Nasi Pecel (2 VP)" in env.render()
+    env.step({"player_0": a.end_turn, "player_1": 0, "player_2": 0})
+    assert "Last step: player_0 ends the turn" in env.render()
+    env.step({"player_0": 0, "player_1": a.maling0, "player_2": 0})  # on player_2
+    assert "Last step: player_1 plays Maling on player_2" in env.render()
+    assert "to act: player_2 (answer)" in env.render()  # the target answers before player_1 goes on
+    env.step({"player_0": 0, "player_1": 0, "player_2": a.respond0})
+    text = env.render()
+    assert "Last step: player_1 steals an ingredient card from player_2" in text and "Meat" not in text
+    env.step({"player_0": 0, "player_1": a.end_turn, "player_2": 0})
+    env.step({"player_0": 0, "player_1": 0, "player_2": a.end_turn})
+    assert ("player_2 ends the turn; cleanup: every ingredient card is reshuffled; the First Cooking marker passes "
+            "to player_1") in env.render()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from tests.wok_star.helpers import DATA, a, engine, ing, legal, open_table, regular, step
+from tests.wok_star.helpers import DATA, a, engine, event_card, ing, legal, open_table, regular, step
 
 
 def _kitchen(seed=0, players=3, **kw):
@@ -140,6 +140,22 @@ def test_a_team_with_nothing_left_to_do_closes_at_once():
     eng.invalidate_masks()
     step(eng)
     assert eng.phase != "open" and "stuck" in eng.close_reason
+
+
+def test_an_event_at_the_counter_never_closes_a_team_with_nothing_to_do():
+    """Closing rule (d) is "cannot serve the current customer": with an Event showing there is no
+    customer yet, so the team waits for an empty timer and the next card, which may be servable."""
+    eng = _kitchen(current=event_card("lucky_cat"), deck=[regular("fried_rice")], levels={"rice": 1, "egg": 1},
+                   timers=(2, 5))
+    eng.washes = 2  # no dice, no wash, no Hustle: nobody can do anything
+    eng.invalidate_masks()
+    step(eng)
+    assert eng.phase == "open" and eng.current == event_card("lucky_cat") and eng.timers == [1, 4]
+    step(eng)  # the low timer empties: it is flipped and the next customer comes
+    assert eng.phase == "open" and eng.current == regular("fried_rice")
+    step(eng, {0: ("serve", {"flip": "low"})})
+    assert "served out" in eng.close_reason
+    assert eng.service[-1] == [1, 1, 0, 0]  # day 1: one customer served on time, nobody left waiting
 
 
 def test_after_closing_remaining_dice_may_still_be_spent_then_accounting():
