@@ -1,7 +1,8 @@
 """Training configs: YAML files validated by :data:`SCHEMA`.
 
 A config names the env and its options, MaskablePPO's hyperparameters, the
-run (timesteps, seed, env copies, workers, reward), who sits where
+run (timesteps, seed, env copies, workers, reward), behaviour-cloning
+warm start (``pretrain``), who sits where
 (``seats``), the self-play pool, the final evaluation and where outputs go.
 Every key has a default; a config file only states what differs. Unknown keys
 and bad values raise :class:`~envs.core.errors.ConfigError` naming the dotted
@@ -84,6 +85,26 @@ SCHEMA = Section("config", {
                                 "also save the checkpoint every this many timesteps (0: at the end and on Ctrl-C only)"),
         "progress_bar": Key(Flag(), True, "show a progress bar with rate and ETA"),
         "device": Key(OneOf(("cpu", "auto", "cuda")), "cpu", "torch device of the learner"),
+    }), None, ""),
+    "pretrain": Key(Section("pretrain", {
+        "steps": Key(Number(integer=True, low=0), 0,
+                     "behaviour cloning before PPO: learner samples of teacher play to collect (one per learner seat "
+                     "per env step, in the bridge with the run's seating; 0: no pretraining)"),
+        "teacher": Key(Text(validator=spec_checker, description="a policy spec"), "heuristic",
+                       "the policy to clone: it plays every learner seat during collection (pool seats too)"),
+        "epochs": Key(Number(integer=True, low=1), 8, "passes over the collected samples"),
+        "batch_size": Key(Number(integer=True, low=2), 1024, "minibatch size of the fit"),
+        "learning_rate": Key(Number(low=0, low_exclusive=True, high=1), 1e-3, "Adam step size of the fit"),
+        "value": Key(Flag(), True, "also fit the value head to the teacher's discounted returns (algorithm.gamma)"),
+        "holdout": Key(Number(low=0, high=0.5), 0.05,
+                       "share of the collected games kept out of the fit to measure agreement"),
+        "dagger_rounds": Key(Number(integer=True, low=0), 0,
+                             "DAgger rounds after the first fit: the clone plays, the teacher labels, refit on all data"),
+        "dagger_steps": Key(Number(integer=True, low=1), 50_000, "learner samples collected per DAgger round"),
+        "dagger_epochs": Key(Number(integer=True, low=1), 2, "passes over all samples so far after each DAgger round"),
+        "dagger_teacher_share": Key(Number(low=0, high=1), 0.0,
+                                    "chance that a learner seat plays the teacher's action rather than the clone's "
+                                    "in a DAgger round (per step)"),
     }), None, ""),
     "seats": Key(Section("seats", {
         "learners": Key(Either((OneOf(("auto", "all")), Number(integer=True, low=1))), "auto",

@@ -90,6 +90,8 @@ class CopyGroup:
         self._scripted: dict[tuple[int, str, str], Policy] = {}
         self._noop_mask = np.zeros(self.encoder.n_actions, dtype=bool)
         self._noop_mask[0] = True
+        self._teachers: dict[tuple[int, str], tuple[int, Policy]] = {}  # (copy, seat) -> (episode, policy)
+        self.student: NumpyActor | None = None
 
     # ------------------------------------------------------------------ self-play pool
     def add_snapshot(self, name: str, actor_state: dict) -> None:
@@ -235,6 +237,52 @@ class CopyGroup:
                 self._start_episode(c, None)
             i += self.k
         return self._slot_obs(), rewards, dones, infos, self._slot_masks()
+
+    def set_student(self, actor_state: dict | None) -> None:
+        """The network that acts in :meth:`teacher_step` (DAgger); None: the teacher acts."""
+        self.student = None if actor_state is None else NumpyActor.from_state(actor_state)
+
+    def teacher_step(self, teacher: str, teacher_share: float = 1.0):
+        """One step labelled by a scripted ``teacher`` (a policy spec) in every
+        learner seat (behaviour-cloning data, :mod:`training.pretrain`).
+
+        The teacher chooses an action for every live learner seat; that action
+        is played, unless a student was set (:meth:`set_student`): then each
+        seat plays the student's most likely legal action, or the teacher's
+        with probability ``teacher_share`` (DAgger: the learner's own states,
+        the teacher's labels). Returns ``(labels, played, step results)``: the
+        teacher's action per slot (``noop`` for a seat that has left the game),
+        the action played and what :meth:`step` returns. One teacher object per copy and seat,
+        reset at the start of each of the copy's games with a seed from the
+        copy's generator, so the data depend only on the seeds (not on the
+        worker split)."""
+        labels = np.zeros(self.n_slots, dtype=np.int64)
+        i = 0
+        for ci, c in enumerate(self.copies):
+            live = set(c.env.agents)
+            for j, a in enumerate(c.learners):
+                if a in live:
+                    labels[i + j] = int(self._teacher(ci, c, a, teacher).act(c.obs[a], a, c.env))
+            i += self.k
+        if self.student is None:
+            return labels, labels, self.step(labels)
+        played = self.student.act(self._slot_obs(), self._slot_masks(), deterministic=True).astype(np.int64)
+        i = 0
+        for c in self.copies:
+            for j in range(self.k):
+                if teacher_share > 0 and c.rng.random() < teacher_share:
+                    played[i + j] = labels[i + j]
+            i += self.k
+        return labels, played, self.step(played)
+
+    def _teacher(self, ci: int, c: _Copy, agent: str, spec: str) -> Policy:
+        episode, pol = self._teachers.get((ci, agent), (None, None))
+        if pol is None:
+            pol = make_policy(spec, self.settings.env_spec)
+        if episode != c.episode:
+            pol.reset(int(c.rng.integers(2**31)))
+            self._teachers[(ci, agent)] = (c.episode, pol)
+        return pol
 
     def close(self) -> None:
         for c in self.copies:

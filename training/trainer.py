@@ -1,7 +1,9 @@
 """One training run from a validated config (``python -m training train``).
 
 Steps: resolve the env; build the bridge (:class:`~training.vec_env.MultiAgentVecEnv`
-under SB3's ``VecMonitor``); build or resume a MaskablePPO; learn with SB3's
+under SB3's ``VecMonitor``); build or resume a MaskablePPO; warm-start it by
+behaviour cloning when ``pretrain.steps > 0`` (:mod:`training.pretrain`; not on
+``--resume``); learn with SB3's
 progress bar, TensorBoard logger and the callbacks of :mod:`training.callbacks`;
 save the checkpoint (also every ``checkpoint_every`` steps and on Ctrl-C);
 write the learning curve; evaluate and write the evaluation table.
@@ -36,6 +38,7 @@ from training.copies import POOL, BridgeSettings, RewardRule
 from training.envspec import EnvSpec
 from training.evaluation import Row, evaluate, markdown_table, summary_json, unavailable_row
 from training.plotting import plot_curve, read_curve, write_curve
+from training.pretrain import pretrain
 from training.seating import SeatingRule
 
 
@@ -59,7 +62,7 @@ class RunPlan:
         return self.cfg["training"]["env_copies"] * self.learners
 
     def describe(self) -> str:
-        t = self.cfg["training"]
+        t, p = self.cfg["training"], self.cfg["pretrain"]
         kind = "cooperative (one shared policy for the team)" if self.cooperative else "competitive"
         others = "none (the learner plays every seat)" if self.learners >= self.n_seats else \
             ", ".join(f"{k} {v:g}" for k, v in self.cfg["seats"]["others"].items())
@@ -68,6 +71,10 @@ class RunPlan:
             f"learner      {self.learners} seat(s) per game, reward={self.reward_mode}, rotation={self.cfg['seats']['rotation']}",
             f"other seats  {others}",
             f"bridge       {t['env_copies']} env copies x {self.learners} = {self.slots} slots, stepped by {t['workers']} process(es)",
+            f"pretraining  " + (f"behaviour cloning of {p['teacher']}: {p['steps']:,} samples, {p['epochs']} epochs"
+                                + (" (value head too)" if p["value"] else "")
+                                + (f", then {p['dagger_rounds']} DAgger rounds of {p['dagger_steps']:,} samples"
+                                   if p["dagger_rounds"] else "") if p["steps"] else "none"),
             f"timesteps    {t['total_timesteps']:,} (seed {t['seed']})",
             f"checkpoint   {self.checkpoint_dir}",
             f"tensorboard  {self.run_dir}",
@@ -225,6 +232,14 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
         stats = EpisodeStatsCallback()
         hyper = dict(cfg["algorithm"])
         t0 = time.perf_counter()
+        pretrained = (meta.get("pretrain") if resume else None)
+        if not resume and cfg["pretrain"]["steps"] > 0:
+            try:
+                pretrained = pretrain(model, plan.settings, cfg, log)
+            except KeyboardInterrupt:
+                log("interrupted during behaviour cloning: nothing was saved (no PPO step yet)")
+                return TrainResult(ckpt_dir, {}, True, time.perf_counter() - t0)
+        t_ppo = time.perf_counter()
         start_steps = int(model.num_timesteps)
 
         def save(complete: bool, evaluation: dict | None = None) -> dict:
@@ -234,8 +249,9 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
                 seed=t["seed"], complete=complete, training_config=public(cfg), evaluation=evaluation,
                 extra={"description": cfg.get("description"), "learner_seats": plan.learners,
                        "reward": plan.reward_mode, "kind": "cooperative" if plan.cooperative else "competitive",
+                       "pretrain": pretrained,
                        "training_seconds": round(time.perf_counter() - t0, 1),
-                       "steps_per_second": round((model.num_timesteps - start_steps) / max(1e-9, time.perf_counter() - t0), 1)})
+                       "steps_per_second": round((model.num_timesteps - start_steps) / max(1e-9, time.perf_counter() - t_ppo), 1)})
 
         guard = SigintGuard()
         callbacks = [stats, InterruptCallback(guard)]
@@ -262,6 +278,7 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     finally:
         venv.close()
     seconds = time.perf_counter() - t0
+    ppo_seconds = time.perf_counter() - t_ppo
     # learning curve (appended across --resume sessions)
     curve_path = ckpt_dir / "curve.csv"
     rows_curve = (read_curve(curve_path) if resume else []) + stats.history
@@ -270,7 +287,8 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
                f"{plan.env_spec.label()} - {cfg['name']} ({'team' if plan.cooperative else 'learner'})")
     result = TrainResult(ckpt_dir, meta, interrupted, seconds)
     steps = int(model.num_timesteps) - start_steps
-    log(f"trained {steps:,} timesteps in {seconds:.0f} s ({steps / max(seconds, 1e-9):,.0f} steps/s); "
+    bc = f" after {seconds - ppo_seconds:.0f} s of behaviour cloning" if seconds - ppo_seconds >= 1 else ""
+    log(f"trained {steps:,} timesteps in {ppo_seconds:.0f} s ({steps / max(ppo_seconds, 1e-9):,.0f} steps/s){bc}; "
         f"checkpoint {ckpt_dir}")
     if interrupted:
         log(f"interrupted: checkpoint saved at {model.num_timesteps:,} timesteps; continue with: "

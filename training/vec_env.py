@@ -92,6 +92,10 @@ class _Local:
             return self.group.step(data)
         if cmd == "reset":
             return self.group.reset(data)
+        if cmd == "teacher_step":
+            return self.group.teacher_step(*data)
+        if cmd == "set_student":
+            return self.group.set_student(data)
         if cmd == "add_snapshot":
             self.group.add_snapshot(*data)
             return self.group.pool_names()
@@ -242,6 +246,33 @@ class MultiAgentVecEnv(VecEnv):
         for b in self._backends:
             b.send("add_snapshot", (name, actor_state))
         return [b.recv() for b in self._backends][0]
+
+    def set_student(self, actor_state: dict | None) -> None:
+        """The network (a :class:`~training.actor.NumpyActor` state) that plays the
+        learner seats in :meth:`teacher_step` while the teacher labels (DAgger);
+        None: the teacher plays."""
+        for b in self._backends:
+            b.send("set_student", actor_state)
+        for b in self._backends:
+            b.recv()
+
+    def teacher_step(self, teacher: str, teacher_share: float = 1.0):
+        """One step labelled by a scripted ``teacher`` (a policy spec) in every
+        learner seat (behaviour-cloning data): the teacher's actions are played,
+        or, once a student is set, the student's most likely legal actions (the
+        teacher's with probability ``teacher_share``). Returns the teacher's
+        ``labels`` per slot, the actions ``played`` and ``step_wait()``'s
+        ``(obs, rewards, dones, infos)``; the masks of the new observations are in :meth:`action_masks`
+        as after a normal step."""
+        for b in self._backends:
+            b.send("teacher_step", (teacher, teacher_share))
+        results = [b.recv() for b in self._backends]
+        labels = np.concatenate([r[0] for r in results])
+        played = np.concatenate([r[1] for r in results])
+        steps = [r[2] for r in results]
+        self._masks = np.concatenate([r[4] for r in steps])
+        return labels, played, (np.concatenate([r[0] for r in steps]), np.concatenate([r[1] for r in steps]),
+                        np.concatenate([r[2] for r in steps]), [info for r in steps for info in r[3]])
 
     def describe(self) -> list[dict]:
         """Per copy: current learner seats and who plays the others."""

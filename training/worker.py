@@ -2,7 +2,9 @@
 
 The main process sends ``(command, data)`` over a pipe; the worker answers
 ``("ok", result)`` or ``("error", message with traceback)``. Commands:
-``reset`` (per-copy seeds), ``step`` (slot actions), ``add_snapshot``,
+``reset`` (per-copy seeds), ``step`` (slot actions), ``teacher_step`` (a
+scripted teacher labels the learner seats: behaviour-cloning data), ``set_student``
+(the network that plays while the teacher labels: DAgger), ``add_snapshot``,
 ``describe``, ``close``. Ctrl-C is ignored here: the main process decides.
 """
 
@@ -36,6 +38,10 @@ def worker_main(conn, settings: BridgeSettings, copy_indices: list[int]) -> None
                 conn.send(("ok", group.step(data)))
             elif cmd == "reset":
                 conn.send(("ok", group.reset(data)))
+            elif cmd == "teacher_step":
+                conn.send(("ok", group.teacher_step(*data)))
+            elif cmd == "set_student":
+                conn.send(("ok", group.set_student(data)))
             elif cmd == "add_snapshot":
                 group.add_snapshot(*data)
                 conn.send(("ok", group.pool_names()))

@@ -29,7 +29,7 @@ def test_unknown_key_names_it_lists_allowed_and_suggests():
         load_config(raw={"trainig": {"seed": 1}})
     msg = str(e.value)
     assert "'trainig'" in msg and "did you mean 'training'" in msg
-    assert "allowed keys: name, description, env, algorithm, training, seats" in msg
+    assert "allowed keys: name, description, env, algorithm, training, pretrain, seats" in msg
 
 
 def test_unknown_nested_key_names_its_dotted_path():

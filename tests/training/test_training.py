@@ -134,6 +134,10 @@ def test_quick_config_trains_reloads_and_evaluates(path, tmp_path):
     res = train(cfg, **QUIET)
     assert res.metadata["complete"] and res.metadata["timesteps"] >= cfg["training"]["total_timesteps"]
     assert all(not r.note for r in res.rows), res.table
+    if cfg["pretrain"]["steps"]:  # the warm start ran on the real game, DAgger rounds included
+        pre = res.metadata["pretrain"]
+        assert pre["samples"] >= cfg["pretrain"]["steps"] and pre["teacher_actions_outside_mask"] == 0
+        assert len(pre.get("dagger", {}).get("rounds", [])) == cfg["pretrain"]["dagger_rounds"]
     from training.envspec import EnvSpec
 
     spec = EnvSpec.resolve(cfg["env"]["id"], cfg["env"]["options"])
