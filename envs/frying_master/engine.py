@@ -37,6 +37,7 @@ from envs.core.engine import StepResult, TickEngine
 from envs.core.tables import ActionTable
 from envs.frying_master.actions import PILES, action_index, build_action_table
 from envs.frying_master.cards import catalog
+from envs.frying_master.legality import compute_mask, is_legal
 from envs.frying_master.scoring import score_round
 from envs.frying_master.table import Table
 from envs.frying_master.view import PublicView, SeatView
@@ -78,6 +79,7 @@ class FryingMasterEngine(TickEngine):
         self._version = 0
         self._views: dict[str, PublicView] = {}
         self._views_version = -1
+        self._seat_views: dict[str, tuple[tuple, SeatView]] = {}  # agent -> (source values, view)
         self.n = len(self.agents)
         self.cat_of = tuple(f.category for f in self.cat.foods)
         self.n_foods = len(self.cat.foods)
@@ -90,6 +92,8 @@ class FryingMasterEngine(TickEngine):
         self.capacity = self.cat.spatula_capacity
         self.ticks_of = self.cat.action_ticks
         self.table = Table(self.cat_of, self.n_cats)
+        self.n_actions = self.actions.n
+        self._table_signature = None  # (state version, bytes), see legality.table_signature
 
     def _setup(self) -> None:
         self.gold = {a: 0 for a in self.agents}
@@ -179,49 +183,17 @@ class FryingMasterEngine(TickEngine):
 
     # ------------------------------------------------------------------ legality
     def _compute_mask(self, agent: str) -> np.ndarray:
-        m = self.actions.mask()
-        m[0] = 1
-        ix = self.ix
-        if self.phase == "choose":
-            if agent == self.choose_queue[0]:
-                for p in (0, 1):
-                    if self.piles[p]:
-                        m[ix.draw[p]] = 1
-                        m[0] = 0  # the chooser must choose (a noop takes the default pile)
-            return m
-        if self.phase not in ("play", "countdown") or agent in self.finishers:
-            return m
-        plate = self.plates[agent]
-        if plate is None:
-            for p in (0, 1):
-                if self.piles[p]:
-                    m[ix.draw[p]] = 1
-        else:
-            m[ix.give_up] = 1
-            if any(self.plate_cards[agent]):
-                m[ix.serve] = 1
-        table = self.table
-        up = table.up
-        any_card = table.total() > 0
-        for s in range(self.spatulas):
-            if self.busy[agent][s]:
-                continue
-            load = self.loads[agent][s]
-            for c in range(self.n_cats):
-                if table.down[c]:
-                    m[ix.flip[s][c]] = 1
-            if any_card:
-                m[ix.stir[s]] = 1
-            if len(load) < self.capacity:
-                lift = ix.lift[s]
-                for f in range(self.n_foods):
-                    if up[f]:
-                        m[lift[f]] = 1
-            if load:
-                m[ix.tip[s]] = 1
-                if plate is not None:
-                    m[ix.unload[s]] = 1
-        return m
+        return compute_mask(self, agent)
+
+    def conflict(self, agent: str, action: int) -> str | None:
+        """Re-check one action when its turn in the resolution order comes
+        (:func:`~envs.frying_master.legality.is_legal`: the mask entry, without the mask)."""
+        if action == 0 or self.done:
+            return super().conflict(agent, action)
+        kind, s, p = self.ix.decoded[action]
+        if is_legal(self, agent, kind, s, p):
+            return None
+        return "pre-empted by another player this tick: " + self.why_illegal(agent, action)
 
     def why_illegal(self, agent: str, action: int) -> str:
         kind, s, p = self.ix.decoded[action]
@@ -384,30 +356,33 @@ class FryingMasterEngine(TickEngine):
         if v is None:
             if agent not in self.agents:
                 raise KeyError(f"no such agent {agent!r}; agents are {list(self.agents)}")
-            v = self._build_view(agent)
+            other = next(iter(self._views.values()), None)
+            v = self._build_view(agent) if other is None else other.seen_by(agent)
             self._views[agent] = v
         return v
 
     def _build_view(self, agent: str) -> PublicView:
         preorder = self.cat.modes[self.mode].kind == "preorder"
         last = self.history[-1]["total"] if self.history else {}
-        seats = tuple(
-            SeatView(
-                agent=a,
-                plate=self.plates[a],
-                plate_cards=tuple(self.plate_cards[a]),
-                loads=tuple(tuple(load) for load in self.loads[a]),
-                busy=tuple(self.busy[a]),
-                spatulas=self.spatulas,
-                completed=tuple((p, tuple(c)) for p, c in self.completed[a]),
-                gold=self.gold[a],
-                finished=a in self.finishers,
-                last_round_total=int(last.get(a, 0)),
-            )
-            for a in self.agents
-        )
-        tops = [pile.peek() if pile else None for pile in self.piles]
-        return PublicView(
+        spatulas, finishers = self.spatulas, self.finishers
+        seats = []
+        cache = self._seat_views
+        for a in self.agents:
+            values = (self.plates[a], tuple(self.plate_cards[a]), tuple([tuple(load) for load in self.loads[a]]),
+                      tuple(self.busy[a]), spatulas, tuple([(p, tuple(c)) for p, c in self.completed[a]]),
+                      self.gold[a], a in finishers, int(last.get(a, 0)))
+            hit = cache.get(a)
+            if hit is not None and hit[0] == values:
+                seats.append(hit[1])  # same values as last time: reuse the view (cheap for the encoder's diff)
+                continue
+            plate, cards, loads, busy, sp, completed, gold, finished, last_total = values
+            seat = SeatView.of(agent=a, plate=plate, plate_cards=cards, loads=loads, busy=busy, spatulas=sp,
+                               completed=completed, gold=gold, finished=finished, last_round_total=last_total)
+            cache[a] = (values, seat)
+            seats.append(seat)
+        tops = [pile.cards[-1] if pile.cards else None for pile in self.piles]
+        plates = self.cat.plates
+        return PublicView.of(
             me=agent,
             agents=self.agents,
             phase=self.phase,
@@ -420,12 +395,12 @@ class FryingMasterEngine(TickEngine):
             countdown_ticks=self.countdown_ticks,
             orders_to_end=self.orders_to_end,
             table_up=tuple(self.table.up),
-            table_down=tuple(len(d) for d in self.table.down),
+            table_down=tuple([len(d) for d in self.table.down]),
             pile_sizes=(len(self.piles[0]), len(self.piles[1])),
-            pile_hints=tuple(None if t is None else self.cat.plates[t].hint for t in tops),
-            pile_fronts=tuple(t if preorder else None for t in tops),
+            pile_hints=tuple([None if t is None else plates[t].hint for t in tops]),
+            pile_fronts=tuple([t if preorder else None for t in tops]),
             discarded=tuple(self.discard),
-            seats=seats,
+            seats=tuple(seats),
         )
 
     # ------------------------------------------------------------------ snapshots

@@ -26,16 +26,22 @@ def _noop_only(n_actions: int) -> np.ndarray:
     return m
 
 
+@lru_cache(maxsize=None)
+def _pick_mask(n_actions: int, pick0: int, present: tuple[bool, ...]) -> np.ndarray:
+    """The (read-only, shared) mask of a Shopping pick from a pack holding the types marked in ``present``."""
+    m = np.zeros(n_actions, dtype=np.int8)
+    m[pick0:pick0 + len(present)] = present
+    m.flags.writeable = False
+    return m
+
+
 def compute_mask(eng: "WaroongEngine", seat: int) -> np.ndarray:
+    """The legal-action mask of ``seat``; masks that only depend on little state are shared read-only arrays."""
     ix = eng.ix
     if eng.phase == "draft":
         if eng.picked[seat]:
-            return _noop_only(ix.table.n)
-        m = ix.table.mask()
-        for t, c in enumerate(eng.packs[seat]):
-            if c:
-                m[ix.pick0 + t] = 1
-        return m
+            return _noop_only(eng.n_actions)
+        return _pick_mask(eng.n_actions, ix.pick0, tuple(map(bool, eng.packs[seat])))
     p = eng.pending
     if p is not None:
         if p["kind"] == "theft" and seat == p["target"]:
@@ -47,9 +53,9 @@ def compute_mask(eng: "WaroongEngine", seat: int) -> np.ndarray:
             m = ix.table.mask()
             m[ix.extra0] = m[ix.extra0 + 1] = 1
             return m
-        return _noop_only(ix.table.n)
+        return _noop_only(eng.n_actions)
     if seat != eng.turn:
-        return _noop_only(ix.table.n)
+        return _noop_only(eng.n_actions)
     m = ix.table.mask()
     any_cook = cooking.fill_cook_mask(eng, seat, m)
     if eng.customers_on:

@@ -88,6 +88,7 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         self.top = self.data.track_top
         self.seat = {a: i for i, a in enumerate(self.agents)}
         self._groups, self._decoded = _table_index(self.n)
+        self._close_index = self._groups["close"].start
         self._cache: dict = {}
         self._reset_transient()
 
@@ -140,7 +141,11 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
     @property
     def covering(self) -> int:
         """Hustle tokens covering locked methods (not in the pool)."""
-        return sum(4 - u for u in self.ing_unlocked if u > 0)
+        covered = 0
+        for u in self.ing_unlocked:
+            if u > 0:
+                covered += 4 - u
+        return covered
 
     @property
     def hustle_supply(self) -> int:
@@ -188,14 +193,14 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
     def any_productive(self, seat: int) -> bool:
         """Has ``seat`` any legal action other than waiting or voting to close?"""
         m = self.action_mask(self.agents[seat])
-        close = self._groups["close"].start
-        return bool(m[1:close].any() or m[close + 1:].any())
+        # entries are 0/1: more legal actions than noop and close means a productive one
+        return int(np.count_nonzero(m)) > int(m[NOOP]) + int(m[self._close_index])
 
     # ------------------------------------------------------------------ ticks
     def begin_tick(self, joint: dict[str, int], result: StepResult) -> None:
         self._reset_transient()
         self._serial_at_start = self.serial
-        close = self._groups["close"].start
+        close = self._close_index
         self._votes = sum(1 for a in self.agents if joint.get(a, NOOP) == close)
 
     def conflict(self, agent: str, action: int) -> str | None:

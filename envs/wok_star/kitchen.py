@@ -12,29 +12,19 @@ in one area are interchangeable; a taken die is chosen nearest-owner-first
 
 from __future__ import annotations
 
-import functools
-
 import numpy as np
 
 from envs.wok_star import timers
-from envs.wok_star.actions import cube_moves, moves_by_label
-from envs.wok_star.dice import COMBO_LABELS, COMBOS, amount_table, best_method, feasible
+from envs.wok_star.actions import moves_by_label
+from envs.wok_star.dice import COMBO_LABELS, COMBOS, N_COMBOS, amount_table, best_method, combo_fits
+from envs.wok_star.mask_tables import (GATE_HUSTLE_GAIN, GATE_ROTATE, GATE_TAKE, cube_moves_legal, dice_gather,
+                                       prepare_legal)
 
 COMBO_BY_LABEL = {label: i for i, label in enumerate(COMBO_LABELS)}
 
 KITCHEN = ("open", "wash", "closed")
 
 
-@functools.lru_cache(maxsize=None)
-def _cube_needs(n: int) -> np.ndarray:
-    """int[moves, n]: cubes each move takes from each chef (relative seats)."""
-    moves = cube_moves(n)
-    need = np.zeros((len(moves), n), dtype=np.int64)
-    for k, move in enumerate(moves):
-        for src, _ in move:
-            need[k, src] += 1
-    need.setflags(write=False)
-    return need
 ROTATE = {"up": 1, "down": -1}
 
 
@@ -44,16 +34,34 @@ class KitchenRules:
         self.die_pip[d] = int(self.rng.integers(1, 7))
 
     def area_counts(self) -> np.ndarray:
-        """int16[n, 12]: unused dice per area, own colour per pip then taken per pip."""
+        """int16[n, 12]: unused dice per area, own colour per pip then taken per pip (cached per state)."""
         c = self._cache.get("area")
         if c is None:
-            c = np.zeros((self.n, 12), dtype=np.int16)
+            rows = self.area_rows()
+            c = self._cache["area"] = np.array(rows, dtype=np.int16)
+        return c
+
+    def area_rows(self) -> tuple[tuple[int, ...], ...]:
+        """``area_counts()`` as plain ints, one tuple of 12 per chef (cached per state)."""
+        rows = self._cache.get("area_rows")
+        if rows is None:
+            c = [[0] * 12 for _ in range(self.n)]
+            holder = self.die_holder
             for d, pip in enumerate(self.die_pip):
                 if pip > 0:
-                    h = self.die_holder[d]
-                    c[h, (0 if d // 5 == h else 6) + pip - 1] += 1
-            self._cache["area"] = c
-        return c
+                    h = holder[d]
+                    c[h][(0 if d // 5 == h else 6) + pip - 1] += 1
+            rows = self._cache["area_rows"] = tuple(tuple(r) for r in c)
+        return rows
+
+    def area_positive(self) -> np.ndarray:
+        """bool[12 n + 1]: ``area_counts().ravel() > 0`` and a trailing False (see ``mask_tables``)."""
+        pos = self._cache.get("area_pos")
+        if pos is None:
+            flags = [c > 0 for row in self.area_rows() for c in row]
+            flags.append(False)
+            pos = self._cache["area_pos"] = np.array(flags)
+        return pos
 
     def dirty_dice(self) -> int:
         return sum(1 for p in self.die_pip if p == 0)
@@ -81,43 +89,25 @@ class KitchenRules:
 
     # ------------------------------------------------------------------ masks
     def kitchen_mask(self, seat: int, m: np.ndarray) -> None:
+        """Dice actions: ``prepare``, ``take``, ``hustle_gain``, ``rotate``, ``move_cubes`` (tables in ``mask_tables``)."""
         g = self._groups
-        counts = self.area_counts()
-        have = counts[seat]
-        # prepare
-        ok = feasible(have)
-        if ok.any():
-            start = g["prepare"].start
-            width = len(COMBOS)
-            for i, holder in enumerate(self.ing_holder):
-                if holder == seat:
-                    amounts = amount_table(i)[self.ing_unlocked[i]]
-                    m[start + i * width: start + (i + 1) * width] = ok & (amounts > 0)
-        # take: one cube to hand over, the owner's own die in their area
-        if self.cubes[seat] > 0:
-            start = g["take"].start
-            for r in range(1, self.n):
-                other = self.rel(seat, r)
-                m[start + (r - 1) * 6: start + r * 6] = counts[other, :6] > 0
-        # hustle gain
-        if self.hustle_supply > 0:
-            start = g["hustle_gain"].start
-            for pip in range(6):
-                m[start + pip * 2] = have[pip] > 0
-                m[start + pip * 2 + 1] = have[6 + pip] > 0
-        if self.hustle > 0:
-            start = g["rotate"].start
-            for r in range(self.n):
-                c = counts[self.rel(seat, r)]
-                for pip in range(6):
-                    base = start + ((r * 6 + pip) * 2) * 2
-                    if c[pip] > 0:
-                        m[base] = m[base + 1] = 1
-                    if c[6 + pip] > 0:
-                        m[base + 2] = m[base + 3] = 1
+        have = self.area_rows()[seat]
+        # prepare: each held ingredient's block, memoised by (counts, ingredient, unlocked methods)
+        start = g["prepare"].start
+        for i, holder in enumerate(self.ing_holder):
+            if holder == seat:
+                b = start + i * N_COMBOS
+                m[b: b + N_COMBOS] = prepare_legal(have, i, self.ing_unlocked[i])
+        # take (a cube to hand over), hustle_gain (supply not empty), rotate (pool not empty): one gather
+        hustle = self.hustle
+        gate = ((GATE_TAKE if self.cubes[seat] > 0 else 0) | (GATE_HUSTLE_GAIN if self.hustle_supply > 0 else 0)
+                | (GATE_ROTATE if hustle > 0 else 0))
+        if gate:
+            m[g["take"].start: g["rotate"].stop] = self.area_positive()[dice_gather(self.n, seat, gate)]
+        if hustle > 0:
             g_moves = g["move_cubes"]
-            cubes = np.array([self.cubes[self.rel(seat, r)] for r in range(self.n)])
-            m[g_moves.start: g_moves.stop] = np.all(_cube_needs(self.n) <= cubes, axis=1)
+            cubes, n = self.cubes, self.n
+            m[g_moves.start: g_moves.stop] = cube_moves_legal(tuple(cubes[(seat + r) % n] for r in range(n)))
 
     def _cubes_allow(self, seat: int, move) -> bool:
         need = {}
@@ -138,7 +128,7 @@ class KitchenRules:
             if self.ing_holder[i] != seat:
                 return f"only the holder of the {p['ingredient']} card (chef_{self.ing_holder[i]}) can prepare it"
             c = COMBO_BY_LABEL[p["dice"]]
-            if not feasible(self.area_counts()[seat])[c]:
+            if not combo_fits(self.area_rows()[seat], c):
                 return (f"your area lacks unused dice {p['dice']} (`*` = a die you took from another chef); "
                         f"you have {self.describe_area(seat)}")
             if amount_table(i)[self.ing_unlocked[i]][c] == 0:
@@ -149,14 +139,14 @@ class KitchenRules:
             other = self.rel(seat, p["chef"])
             if self.cubes[seat] < 1:
                 return "you have no Fortune cube to hand over, so you cannot use another chef's dice"
-            if self.area_counts()[other, p["pip"] - 1] == 0:
+            if self.area_rows()[other][p["pip"] - 1] == 0:
                 return f"chef_{other} has no unused die of their colour showing {p['pip']} in their area"
             return None
         if name == "hustle_gain":
             if self.hustle_supply <= 0:
                 return "the Hustle supply is empty"
             col = (0 if p["die"] == "own" else 6) + p["pip"] - 1
-            if self.area_counts()[seat, col] == 0:
+            if self.area_rows()[seat][col] == 0:
                 return f"you have no unused {p['die']} die showing {p['pip']}; you have {self.describe_area(seat)}"
             return None
         if name == "rotate":
@@ -164,7 +154,7 @@ class KitchenRules:
                 return "the Hustle pool is empty"
             holder = self.rel(seat, p["chef"])
             col = (0 if p["die"] == "own" else 6) + p["pip"] - 1
-            if self.area_counts()[holder, col] == 0:
+            if self.area_rows()[holder][col] == 0:
                 return f"chef_{holder}'s area has no unused {p['die']} die showing {p['pip']}"
             return None
         # move_cubes
