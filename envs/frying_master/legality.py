@@ -1,22 +1,32 @@
-"""Which Frying Master actions are legal: the whole mask, or one action.
+"""Which Frying Master actions are legal: every chef's mask at once, or one action.
 
-:func:`compute_mask` fills an int8 mask through the precomputed index tables
-of :class:`~envs.frying_master.actions.ActionIndex` into a ``bytearray`` (a
-Python byte store is far cheaper per entry than numpy item assignment) and
-wraps it as a numpy array once. What depends only on the table and the
-chef's spatula states (flip, stir and lift entries) comes from a bytes
-template (:class:`MaskTemplates`) keyed by what the table shows, shared by
-every chef and every engine and reused whenever the table looks the same.
+The action table lists its entries in blocks (see
+:func:`~envs.frying_master.actions.build_action_table`): noop, draw A/B,
+serve, give_up, then per spatula the flips (one per category), the stirs,
+per spatula the lifts (one per food), the unloads and the tips. A mask is
+therefore the concatenation of a few byte strings: the flip block of a free
+spatula *is* the table's "category has a face-down card" bytes, the lift
+block of a free spatula with room *is* the table's "food lies image-up"
+bytes, and everything else is a handful of 0/1 bytes. :func:`compute_masks`
+builds those table bytes once and joins the pieces for every chef (one
+``bytes.join`` and one ``numpy.frombuffer`` per chef, no per-entry writes and
+no cache that could miss). :class:`MaskPlan` checks once per action table
+that its indices really follow that block order.
+
+The masks are read-only int8 arrays over immutable bytes: callers copy them
+(the env does) and can never change a mask the engine cached.
 
 :func:`is_legal` answers for one non-noop action without building a mask;
 the engine uses it to re-check an action when its turn in the tick's
 resolution order comes. Both follow the same rules, and a test checks they
-agree on every action in many random states.
+agree on every action in many random states (and with the rule-by-rule
+reference mask in ``tests/frying_master/reference.py``).
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
@@ -24,121 +34,110 @@ if TYPE_CHECKING:
     from envs.frying_master.engine import FryingMasterEngine
 
 
-#: Spatula states that decide its table-dependent actions (flip, stir, lift).
-BUSY, NO_ROOM, ROOM = 0, 1, 2
-
-#: Templates kept per action index before the store is emptied (bounds memory).
-_TEMPLATE_LIMIT = 20_000
+#: Distinct mask arrays kept per action table (about 200 bytes each).
+ARRAY_LIMIT = 20_000
 
 
-class MaskTemplates:
-    """Mask bytes of the table-dependent actions, shared by every engine of
-    one action index and reused across states.
+class MaskPlan:
+    """Constant byte pieces of the masks of one action table.
 
-    A template is keyed by the table's signature (is a food image-up, per
-    food; are there face-down cards, per category; 0/1 bytes) and the chef's spatula
-    states (``BUSY``, ``NO_ROOM``: free but full, ``ROOM``: free with
-    room); it holds noop and every legal flip, stir and lift.
+    ``S`` spatulas in the table, ``F`` foods, ``C`` categories. Raises
+    ``ValueError`` at construction if the table's indices are not laid out in
+    the block order the joins assume.
     """
 
-    def __init__(self, ix, n_actions: int, n_foods: int):
-        self.ix = ix
-        self.n_actions = n_actions
-        self.n_foods = n_foods
-        self._store: dict[tuple[bytes, tuple[int, ...]], bytes] = {}
+    def __init__(self, ix, n_actions: int, S: int, F: int, C: int):
+        order = [0, *ix.draw, ix.serve, ix.give_up, *[i for s in range(S) for i in ix.flip[s]], *ix.stir,
+                 *[i for s in range(S) for i in ix.lift[s]], *ix.unload, *ix.tip]
+        if order != list(range(n_actions)):
+            raise ValueError("the action table is not in the block order legality.MaskPlan joins")
+        self.S, self.F, self.C = S, F, C
+        self.zero_flips = bytes(C)
+        self.zero_lifts = bytes(F)
+        #: noop (only) + draw A/B + serve + give_up, without a plate, by (pile A, pile B) non-empty
+        self.head_no_plate = {(a, b): bytes([1, a, b, 0, 0]) for a in (0, 1) for b in (0, 1)}
+        self.head_empty_plate = bytes([1, 0, 0, 0, 1])  # give up only
+        self.head_food_plate = bytes([1, 0, 0, 1, 1])   # serve or give up
+        #: a whole mask with only noop, and the setup chooser's by (pile A, pile B) non-empty
+        self.only_noop = np.frombuffer(bytes([1]) + bytes(n_actions - 1), dtype=np.int8)
+        self.chooser = {(a, b): np.frombuffer(bytes([0 if (a or b) else 1, a, b]) + bytes(n_actions - 3), dtype=np.int8)
+                        for a in (0, 1) for b in (0, 1)}
+        self._arrays: dict[bytes, np.ndarray] = {}
 
-    def get(self, signature: bytes, states: tuple[int, ...]) -> bytes:
-        key = (signature, states)
-        t = self._store.get(key)
-        if t is None:
-            t = self._build(signature, states)
-            if len(self._store) >= _TEMPLATE_LIMIT:
-                self._store.clear()
-            self._store[key] = t
-        return t
-
-    def _build(self, signature: bytes, states: tuple[int, ...]) -> bytes:
-        ix, F = self.ix, self.n_foods
-        up = [f for f in range(F) if signature[f]]
-        down = [c for c in range(len(signature) - F) if signature[F + c]]
-        m = bytearray(self.n_actions)
-        m[0] = 1
-        for s, state in enumerate(states):
-            if state == BUSY:
-                continue
-            for c in down:
-                m[ix.flip[s][c]] = 1
-            if up or down:
-                m[ix.stir[s]] = 1
-            if state == ROOM:
-                for f in up:
-                    m[ix.lift[s][f]] = 1
-        return bytes(m)
+    def array(self, mask: bytes) -> np.ndarray:
+        """The read-only int8 array of the mask bytes ``mask``, one shared
+        array per distinct mask (``numpy.frombuffer`` costs more than the
+        lookup; at most ``ARRAY_LIMIT`` are kept, then the store restarts)."""
+        arr = self._arrays.get(mask)
+        if arr is None:
+            if len(self._arrays) >= ARRAY_LIMIT:
+                self._arrays.clear()
+            arr = self._arrays[mask] = np.frombuffer(mask, dtype=np.int8)
+        return arr
 
 
-_templates: dict[int, MaskTemplates] = {}
+@lru_cache(maxsize=4)
+def _plan(ix, n_actions: int, S: int, F: int, C: int) -> MaskPlan:
+    return MaskPlan(ix, n_actions, S, F, C)
 
 
-def mask_templates(eng: "FryingMasterEngine") -> MaskTemplates:
-    """The shared :class:`MaskTemplates` of the engine's action table."""
-    t = _templates.get(eng.S)
-    if t is None:
-        t = _templates[eng.S] = MaskTemplates(eng.ix, eng.n_actions, eng.n_foods)
-    return t
+def mask_plan(eng: "FryingMasterEngine") -> MaskPlan:
+    """The shared :class:`MaskPlan` of the engine's action table."""
+    return _plan(eng.ix, eng.n_actions, eng.S, eng.n_foods, eng.n_cats)
 
 
-def table_signature(eng: "FryingMasterEngine") -> bytes:
-    """Which foods lie image-up and which categories have face-down cards
-    (one 0/1 byte each), all the mask needs of the table: computed once per
-    engine state version."""
-    cached = eng._table_signature
-    if cached is not None and cached[0] == eng._version:
-        return cached[1]
+def compute_masks(eng: "FryingMasterEngine", agents: Iterable[str]) -> dict[str, np.ndarray]:
+    """The int8 legal-action masks of ``agents`` (index 0, noop, is legal
+    except for the setup chooser, who must take a plate if a pile has one)."""
+    plan = eng._mask_plan
+    phase = eng.phase
+    piles = (1 if eng.piles[0] else 0, 1 if eng.piles[1] else 0)
+    if phase == "choose":
+        chooser = eng.choose_queue[0]
+        return {a: plan.chooser[piles] if a == chooser else plan.only_noop for a in agents}
+    if phase != "play" and phase != "countdown":
+        return {a: plan.only_noop for a in agents}
     table = eng.table
-    sig = bytes([k > 0 for k in table.up] + [len(d) > 0 for d in table.down])
-    eng._table_signature = (eng._version, sig)
-    return sig
+    up = bytes(map(bool, table.up))      # lift blocks: 1 where a food lies image-up
+    down = bytes(map(bool, table.down))  # flip blocks: 1 where a category has face-down cards
+    stir = 1 if (1 in up or 1 in down) else 0              # any card on the table, either side up
+    S, capacity, in_use = plan.S, eng.capacity, range(eng.spatulas)
+    zero_flips, zero_lifts = plan.zero_flips, plan.zero_lifts
+    finishers = eng.finishers
+    out = {}
+    for a in agents:
+        if a in finishers:
+            out[a] = plan.only_noop
+            continue
+        plate = eng.plates[a]
+        if plate is None:
+            head = plan.head_no_plate[piles]
+        elif any(eng.plate_cards[a]):
+            head = plan.head_food_plate
+        else:
+            head = plan.head_empty_plate
+        busy, loads = eng.busy[a], eng.loads[a]
+        flips, lifts = [zero_flips] * S, [zero_lifts] * S
+        stirs, unloads, tips = bytearray(S), bytearray(S), bytearray(S)
+        for s in in_use:
+            if busy[s]:
+                continue
+            flips[s] = down
+            stirs[s] = stir
+            load = loads[s]
+            if len(load) < capacity:
+                lifts[s] = up
+            if load:
+                tips[s] = 1
+                if plate is not None:
+                    unloads[s] = 1
+        out[a] = plan.array(b"".join([head, *flips, stirs, *lifts, unloads, tips]))
+    return out
 
 
 def compute_mask(eng: "FryingMasterEngine", agent: str) -> np.ndarray:
-    """The int8 legal-action mask of ``agent`` (index 0, noop, is legal
-    except for the setup chooser, who must take a plate if a pile has one)."""
-    ix = eng.ix
-    phase = eng.phase
-    if phase == "choose":
-        m = bytearray(eng.n_actions)
-        m[0] = 1
-        if agent == eng.choose_queue[0]:
-            for p in (0, 1):
-                if eng.piles[p]:
-                    m[ix.draw[p]] = 1
-                    m[0] = 0  # the chooser must choose (a noop takes the default pile)
-        return np.frombuffer(m, dtype=np.int8)
-    if (phase != "play" and phase != "countdown") or agent in eng.finishers:
-        m = bytearray(eng.n_actions)
-        m[0] = 1
-        return np.frombuffer(m, dtype=np.int8)
-    busy = eng.busy[agent]
-    loads = eng.loads[agent]
-    capacity = eng.capacity
-    spatulas = range(eng.spatulas)
-    states = tuple([BUSY if busy[s] else ROOM if len(loads[s]) < capacity else NO_ROOM for s in spatulas])
-    m = bytearray(mask_templates(eng).get(table_signature(eng), states))
-    plate = eng.plates[agent]
-    if plate is None:
-        for p in (0, 1):
-            if eng.piles[p]:
-                m[ix.draw[p]] = 1
-    else:
-        m[ix.give_up] = 1
-        if any(eng.plate_cards[agent]):
-            m[ix.serve] = 1
-    for s in spatulas:
-        if loads[s] and not busy[s]:
-            m[ix.tip[s]] = 1
-            if plate is not None:
-                m[ix.unload[s]] = 1
-    return np.frombuffer(m, dtype=np.int8)
+    """The int8 legal-action mask of one chef (see :func:`compute_masks`)."""
+    return compute_masks(eng, (agent,))[agent]
 
 
 def is_legal(eng: "FryingMasterEngine", agent: str, kind: str, s: int, p: int) -> bool:

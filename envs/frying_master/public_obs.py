@@ -100,7 +100,7 @@ class PublicObservationBuffer:
     def reset(self) -> None:
         """Forget what was written: the next :meth:`update` rewrites everything."""
         self.vec[:] = 0
-        self._phase = self._mode = None
+        self._phase = self._mode = self._clock = None
         self._up = self._down = self._pile_sizes = self._hints = self._tops = None
         n = self.n
         self._plate: list = [None] * n
@@ -108,6 +108,7 @@ class PublicObservationBuffer:
         self._busy: list = [None] * n
         self._spatulas: list = [None] * n
         self._completed: list = [None] * n
+        self._rest: list = [None] * n  # (finished, gold, last_round_total)
         self._seat: list = [None] * n  # (SeatView, casual) last written per seat
 
     # ------------------------------------------------------------------ writing
@@ -125,10 +126,11 @@ class PublicObservationBuffer:
                 v[self.o_mode + self._mode] = 0
             v[self.o_mode + view.mode] = 1
             self._mode = view.mode
-        v[self.o_round] = view.round_no
-        v[self.o_tick] = view.play_tick
-        v[self.o_countdown] = view.countdown_left
-        v[self.o_orders] = view.orders_to_end
+        v[self.o_tick] = view.play_tick  # changes every play tick
+        clock = (view.round_no, view.countdown_left, view.orders_to_end)
+        if clock != self._clock:
+            v[self.o_round], v[self.o_countdown], v[self.o_orders] = clock
+            self._clock = clock
         if view.table_up != self._up:
             v[self.o_up:self.o_up + self.F] = view.table_up
             self._up = view.table_up
@@ -157,8 +159,8 @@ class PublicObservationBuffer:
 
     def _write_seat(self, v: np.ndarray, i: int, seat, casual: bool) -> None:
         last = self._seat[i]
-        if last is not None and last[1] == casual and (last[0] is seat or last[0].__dict__ == seat.__dict__):
-            return  # nothing of this seat changed (a dict comparison is far cheaper than the fields one by one)
+        if last is not None and last[0] is seat and last[1] == casual:
+            return  # the engine hands out the same SeatView object while the seat is unchanged
         self._seat[i] = (seat, casual)
         at = self.seat_at[i]
         key = (seat.plate, seat.plate_cards, casual)
@@ -201,9 +203,12 @@ class PublicObservationBuffer:
             v[at.dscore] = score
             v[at.dcards:at.dcards + self.C] = dcards
             v[at.dtypes:at.dtypes + self.T] = dtypes
-        v[at.finished] = seat.finished
-        v[at.gold] = min(seat.gold, self.gold_to_win)
-        v[at.last] = seat.last_round_total
+        rest = (seat.finished, seat.gold, seat.last_round_total)
+        if rest != self._rest[i]:
+            self._rest[i] = rest
+            v[at.finished] = seat.finished
+            v[at.gold] = min(seat.gold, self.gold_to_win)
+            v[at.last] = seat.last_round_total
 
     # ------------------------------------------------------------------ derived values (memoised)
     def _plate_stats(self, key: tuple) -> tuple[int, int, int]:

@@ -19,13 +19,14 @@ from typing import Any, TypeVar
 _T = TypeVar("_T")
 
 
-def _frozen(cls: type[_T], values: dict[str, Any]) -> _T:
+def view_of(cls: type[_T], values: dict[str, Any]) -> _T:
     """An instance of the frozen dataclass ``cls`` holding ``values`` (every
-    field, by name), built without the frozen ``__setattr__`` that the
-    generated ``__init__`` goes through once per field (several times
-    slower). Equal to ``cls(**values)``."""
+    field, by name; the dict becomes the instance's own, so pass a fresh
+    one), built without the frozen ``__setattr__`` that the generated
+    ``__init__`` goes through once per field (several times slower). Equal
+    to ``cls(**values)``."""
     obj = object.__new__(cls)
-    obj.__dict__.update(values)
+    object.__setattr__(obj, "__dict__", values)
     return obj
 
 
@@ -44,8 +45,8 @@ class SeatView:
 
     @classmethod
     def of(cls, **values: Any) -> "SeatView":
-        """``SeatView(**values)``, built fast (see :func:`_frozen`); give every field."""
-        return _frozen(cls, values)
+        """``SeatView(**values)``, built fast (see :func:`view_of`); give every field."""
+        return view_of(cls, values)
 
 
 @dataclass(frozen=True)
@@ -71,14 +72,14 @@ class PublicView:
 
     @classmethod
     def of(cls, **values: Any) -> "PublicView":
-        """``PublicView(**values)``, built fast (see :func:`_frozen`); give every field."""
-        return _frozen(cls, values)
+        """``PublicView(**values)``, built fast (see :func:`view_of`); give every field."""
+        return view_of(cls, values)
 
     def seen_by(self, agent: str) -> "PublicView":
         """The same table seen by ``agent`` (only ``me`` differs; built fast)."""
         values = dict(self.__dict__)
         values["me"] = agent
-        return _frozen(PublicView, values)
+        return view_of(PublicView, values)
 
     def seat(self, agent: str) -> SeatView:
         return self.seats[self.agents.index(agent)]

@@ -90,6 +90,10 @@ class WaroongEngine(TickEngine):
         self.customer_vp = [k.end_vp for k in self.cat.customers]
         self.menu_needs = [tuple((c, r) for c, r in enumerate(m.dish.requires) if r) for m in self.cat.menus]
         self.menu_icons = [m.dish.icons for m in self.cat.menus]
+        self.pick_masks = legality.pick_masks(self.n_actions, self.ix.pick0)
+        # cook_base[slot][go_boy_for]: the index of that cook action without a supplement.
+        self.cook_base = [[self.ix.cook(slot, g, 0) for g in range(self.ix.go_boy_options)]
+                          for slot in range(self.cat.components["display_size"])]
         # Bumped whenever the state may have changed (a step, invalidate_masks()); with ``tick`` it keys
         # the public observation block that the encoder caches here (see observation.py).
         self.state_version = 0
@@ -154,7 +158,11 @@ class WaroongEngine(TickEngine):
 
     # ------------------------------------------------------------------ legality
     def _compute_mask(self, agent: str) -> np.ndarray:
-        return legality.compute_mask(self, self.seat_of[agent])
+        """``agent``'s mask; every other seat's is built in the same pass and stored in the core's
+        mask cache (which the core empties on every state change, as ``invalidate_masks`` does)."""
+        masks = legality.compute_masks(self)
+        self._mask_cache.update(zip(self.agents, masks))
+        return masks[self.seat_of[agent]]
 
     def why_illegal(self, agent: str, action: int) -> str:
         if agent not in self.seat_of:

@@ -1,31 +1,36 @@
-"""The fast path of the observation: the public block once per state, the viewer's own cards per call.
+"""The fast path of the observation: one source vector per state, one gather per viewer.
 
 :meth:`WaroongEncoder.encode_view` (built from a :class:`~envs.waroong_wars.public.PublicView`)
 is the readable definition of the observation. :class:`ObservationBuilder`
 produces the same bytes at a fraction of the cost, which matters because
 every agent is observed after every step:
 
-* the **public block** is a float32 vector in the observation's layout
-  holding everything every player sees, with the per-player fields in
-  *absolute* seat order and the viewer's private slots left at zero. It is
-  built once per engine state and cached on the engine (``eng.obs_cache``),
-  keyed by builder, ``tick`` and ``state_version``; the engine drops it on
-  every step and on ``invalidate_masks()``. The display block and the
-  scoring-pile/character block change rarely and are cached by content;
-* a **view** for one seat is a single gather ``block[perm[seat]]``: the
-  precomputed index array rotates the per-player fields into relative seat
-  order (row ``k`` = the player ``k`` seats to the viewer's left) and is the
-  identity elsewhere, and the gather returns a fresh array that nothing
-  mutates later. Then only the viewer's own fields are written: ``must_pick``,
-  ``pack``, ``hand_visible``, ``hand``, ``customers`` and ``score``.
+* the **source vector** of a state holds, once, every value any observation
+  of that state contains: the public fields (per-player ones in *absolute*
+  seat order), then each seat's **own block** (``must_pick``, ``pack``,
+  ``hand_visible``, ``hand``, ``customers``: under the same visibility rule as
+  :func:`envs.waroong_wars.public.build`), the constant variant switches, the
+  display and scoring-pile blocks (cached by content, they change rarely) and
+  each seat's full score. It is built once per engine state and cached on the
+  engine (``eng.obs_cache``, keyed by builder, ``tick`` and
+  ``state_version``; the engine drops it on every step and on
+  ``invalidate_masks()``);
+* the **observation** of a seat is a single gather ``source[index[seat]]``
+  through a precomputed index array (:func:`gather_indices`): it rotates the
+  per-player rows into relative seat order (row ``k`` = the player ``k`` seats
+  to the viewer's left) and reads the viewer's own block and score, never
+  another seat's. The gather returns a fresh array that nothing mutates later.
 
-No leak: the block is filled only from public state (sizes, face-up cards,
-piles, supplies, the pending decision), exactly the fields of
-:class:`~envs.waroong_wars.public.PublicView` other than the viewer's own;
-the private slots take the viewer's own cards under the same visibility rule
-as :func:`envs.waroong_wars.public.build`. ``tests/waroong_wars/test_fast_observation.py``
-checks the fast path equals ``encode_view`` on many states of every
-configuration, and that the cache follows state changes.
+Almost every value is a small non-negative integer, so the source is built as
+one Python list and converted with ``bytes()`` (about 8 ns per value, three
+times faster than numpy's float conversion of a list); a state holding a value
+outside 0..255 (a negative score: Preman) takes numpy's float conversion
+instead. Both give the same float32 values.
+
+No leak: the index of seat ``v`` reads only public entries and ``v``'s own
+block and score (``tests/waroong_wars/test_fast_observation.py`` checks this
+structurally, checks the fast path equals ``encode_view`` at every step of
+every configuration, and that the cache follows state changes).
 """
 
 from __future__ import annotations
@@ -35,7 +40,8 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.waroong_wars import scoring
+from envs.waroong_wars import public, scoring
+from envs.waroong_wars.cooking import slots_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.encoding import WaroongEncoder
@@ -44,187 +50,246 @@ if TYPE_CHECKING:  # pragma: no cover
 PHASE_INDEX = {"draft": 0, "cook": 1, "over": 2}
 THEFT_INDEX = {"maling": 0, "perayu": 1}  # order of the ``pending_theft`` one-hot (encoding.ABILITIES)
 
-#: Per-player fields (rows in relative seat order in the observation, absolute in the public block).
+#: Fields with one row per player: absolute seat order in the source, relative in the observation.
 RELATIVE_FIELDS = ("picked", "hand_sizes", "customer_counts", "go_boy", "tokens", "menus", "menu_vp", "pile_dishes",
                    "characters", "public_scores", "active", "first_cook", "pending_attacker", "pending_target",
                    "pending_extra")
-#: The viewer's own fields after ``must_pick``, consecutive in the layout (written as one run).
-PRIVATE_RUN = ("pack", "hand_visible", "hand", "customers", "score")
-#: Consecutive per-player count fields written as one run of the public block.
-SEAT_RUN = ("hand_sizes", "customer_counts", "go_boy", "tokens", "menus", "menu_vp")
+#: The public fields at the start of the source vector, in this order.
+LISTED_PUBLIC = ("phase", "round", "last_round", "menu_deck_left", "pick_no", "picked", "hand_sizes",
+                 "customer_counts", "go_boy", "tokens", "public_scores", "active", "first_cook", "turns_taken",
+                 "cooked_this_turn", "token_supply", "go_boy_supply", "customer_deck", "customer_discard",
+                 "pending_theft", "pending_attacker", "pending_target", "pending_extra")
+#: Then each seat's own block (seat 0's block, then seat 1's, ...).
+OWN_FIELDS = ("must_pick", "pack", "hand_visible", "hand", "customers")
+#: Then the constant variant switches, the display block and the scoring-pile block (cached by content),
+#: and last each seat's full score.
 DISPLAY_RUN = ("display_present", "display_requires", "display_vp", "display_icons", "display_dish",
                "display_cookable")
-PILE_RUN = ("pile_dishes", "characters")
+PILE_RUN = ("menus", "menu_vp", "pile_dishes", "characters")
 #: Content-keyed caches are cleared when they reach this many entries.
 CACHE_LIMIT = 512
 
 
-def _run(slices: dict[str, slice], names: tuple[str, ...]) -> slice:
-    """The slice covering ``names``, which must be consecutive in the layout."""
-    for a, b in zip(names, names[1:]):
-        if slices[a].stop != slices[b].start:
-            raise ValueError(f"observation fields {a!r} and {b!r} are not consecutive")
-    return slice(slices[names[0]].start, slices[names[-1]].stop)
+def _width(slices: dict[str, slice], name: str) -> int:
+    s = slices[name]
+    return s.stop - s.start
 
 
-def seat_permutations(slices: dict[str, slice], size: int, n: int) -> list[np.ndarray]:
-    """Per viewer seat: the gather indices that turn absolute seat rows into relative ones."""
+def source_offsets(slices: dict[str, slice], n: int) -> tuple[dict[str, int], int, dict[str, int], int]:
+    """Where each observation field starts in the source vector.
+
+    Returns ``(public, own_start, own_offsets, own_width)``: ``public[name]`` is the
+    start of a public field (``"score"``: seat 0's score; the seats' scores follow),
+    the own block of seat ``v`` starts at ``own_start + v * own_width`` and its field
+    ``name`` at ``own_offsets[name]`` within the block."""
+    public: dict[str, int] = {}
+    pos = 0
+    for name in LISTED_PUBLIC:
+        public[name] = pos
+        pos += _width(slices, name)
+    own_start, own_offsets, own_width = pos, {}, 0
+    for name in OWN_FIELDS:
+        own_offsets[name] = own_width
+        own_width += _width(slices, name)
+    pos += n * own_width
+    for name in ("variants", *DISPLAY_RUN, *PILE_RUN):
+        public[name] = pos
+        pos += _width(slices, name)
+    public["score"] = pos
+    return public, own_start, own_offsets, own_width
+
+
+def gather_indices(slices: dict[str, slice], size: int, n: int) -> list[np.ndarray]:
+    """Per viewer seat: the source index of every observation entry (see the module docstring)."""
+    public, own_start, own_offsets, own_width = source_offsets(slices, n)
     perms = []
     for viewer in range(n):
-        perm = np.arange(size, dtype=np.intp)
-        for name in RELATIVE_FIELDS:
-            s = slices[name]
-            width = (s.stop - s.start) // n
-            for k in range(n):
-                src = s.start + ((viewer + k) % n) * width
-                dst = s.start + k * width
-                perm[dst:dst + width] = np.arange(src, src + width)
+        perm = np.full(size, -1, dtype=np.intp)
+        for name, s in slices.items():
+            width = s.stop - s.start
+            if name in own_offsets:
+                src = own_start + viewer * own_width + own_offsets[name]
+                perm[s] = np.arange(src, src + width)
+            elif name == "score":
+                perm[s] = public["score"] + viewer
+            elif name in RELATIVE_FIELDS:
+                row = width // n
+                for k in range(n):
+                    src = public[name] + ((viewer + k) % n) * row
+                    perm[s.start + k * row:s.start + (k + 1) * row] = np.arange(src, src + row)
+            else:
+                perm[s] = np.arange(public[name], public[name] + width)
+        if (perm < 0).any():  # pragma: no cover - a field without a source
+            raise ValueError("observation entries without a source")
         perm.flags.writeable = False
         perms.append(perm)
     return perms
 
 
+def _small_bytes(block: np.ndarray) -> bytes:
+    """A float32 block of small non-negative integers as bytes (one per entry)."""
+    raw = block.astype(np.uint8)
+    if not np.array_equal(raw, block):  # pragma: no cover - the catalog's values are all small integers
+        raise ValueError("block holds values that are not integers in 0..255")
+    return raw.tobytes()
+
+
 class ObservationBuilder:
     """Builds :class:`WaroongEncoder` observations from the engine (see the module docstring)."""
 
-    __slots__ = ("enc", "n", "size", "perms", "template", "zeros", "i_phase", "i_round", "i_last", "i_deck_left",
-                 "i_pick_no", "i_must", "s_picked", "s_display", "s_seat", "s_piles", "s_public_scores", "i_active",
-                 "i_first", "i_turns", "i_cooked", "i_tokens", "i_go_boy", "i_customer_deck", "s_discard",
-                 "i_theft", "i_attacker", "i_target", "i_extra", "s_private", "_display_cache", "_pile_cache")
+    __slots__ = ("enc", "n", "size", "perms", "no_memory", "zeros", "zeros_n", "hot", "phase_hot", "no_pending",
+                 "variants", "cook_own", "must", "visible", "_display_cache", "_pile_cache",
+                 "customer_vp", "_held_cache", "menu_field_bytes", "cookable_bytes",
+                 "menu_dish", "n_dishes", "char_hot")
 
     def __init__(self, enc: "WaroongEncoder"):
         self.enc = enc
         s = enc.layout.slices
         self.n = n = enc.n
         self.size = enc.layout.size
-        self.perms = seat_permutations(s, self.size, n)
-        self.template = enc.layout.zeros()
-        self.template[s["variants"]] = enc._variants
-        self.zeros = [0] * enc.cat.n_types
-        self.i_phase = s["phase"].start
-        self.i_round, self.i_last = s["round"].start, s["last_round"].start
-        self.i_deck_left, self.i_pick_no = s["menu_deck_left"].start, s["pick_no"].start
-        self.i_must = s["must_pick"].start
-        self.s_picked = s["picked"]
-        self.s_display = _run(s, DISPLAY_RUN)
-        self.s_seat = _run(s, SEAT_RUN)
-        self.s_piles = _run(s, PILE_RUN)
-        self.s_public_scores = s["public_scores"]
-        self.i_active, self.i_first = s["active"].start, s["first_cook"].start
-        self.i_turns, self.i_cooked = s["turns_taken"].start, s["cooked_this_turn"].start
-        self.i_tokens, self.i_go_boy = s["token_supply"].start, s["go_boy_supply"].start
-        self.i_customer_deck, self.s_discard = s["customer_deck"].start, s["customer_discard"]
-        self.i_theft, self.i_attacker = s["pending_theft"].start, s["pending_attacker"].start
-        self.i_target, self.i_extra = s["pending_target"].start, s["pending_extra"].start
-        self.s_private = _run(s, PRIVATE_RUN)
-        self._display_cache: dict[tuple, np.ndarray] = {}
-        self._pile_cache: dict[tuple, np.ndarray] = {}
+        self.perms = gather_indices(s, self.size, n)
+        self.no_memory = bool(enc._variants[0])
+        nt = enc.cat.n_types
+        # Constant pieces of the source, as bytes (one byte per entry).
+        self.zeros = bytes(nt)
+        self.zeros_n = bytes(n)
+        self.hot = [bytes(int(i == k) for i in range(n)) for k in range(n)]  # one-hot per seat
+        self.phase_hot = {p: bytes(int(i == k) for i in range(len(PHASE_INDEX))) for p, k in PHASE_INDEX.items()}
+        self.no_pending = bytes(2 + 3 * n)
+        self.variants = bytes(int(x) for x in enc._variants)
+        self.cook_own = bytes([0] * (1 + nt) + [1])  # must_pick, pack, hand_visible outside Shopping
+        self.must = (b"\x00", b"\x01")
+        self.visible = b"\x01" if self.no_memory else b"\x00"
+        # Per display field but the last: the bytes of each menu id's row (index -1: an empty slot), cut
+        # from the reference's feature table; and the ``display_cookable`` bytes per Constraint Mode.
+        nc, ns = len(enc.cat.categories), len(enc.cat.supplements)
+        cuts = (0, 1, 1 + nc, 2 + nc, 2 + nc + ns, enc.features.shape[1])
+        self.menu_field_bytes = [[_small_bytes(row[a:b]) for row in enc.features] for a, b in zip(cuts, cuts[1:])]
+        self.menu_dish = [m.dish.index for m in enc.cat.menus]
+        self.n_dishes = len(enc.cat.dishes)
+        n_chars = len(enc.cat.characters)
+        # Character one-hot rows by character index; the last (index -1 too): no character.
+        self.char_hot = [bytes(int(i == c) for i in range(n_chars)) for c in range(n_chars)] + [bytes(n_chars)]
+        self.cookable_bytes = {c: bytes(int(slot in slots_for(c)) for slot in range(enc.slots)) for c in (False, True)}
+        self._display_cache: dict[tuple, bytes] = {}
+        self._pile_cache: dict[tuple, tuple] = {}
+        self._held_cache: dict[tuple, tuple] = {}
+        self.customer_vp = [k.end_vp for k in enc.cat.customers]
 
     # ------------------------------------------------------------------ per viewer
     def observe(self, eng: "WaroongEngine", seat: int) -> np.ndarray:
         """The observation of ``seat``: a fresh float32 array, equal to ``encode_view(public.build(eng, seat))``."""
-        _, _, _, block, public_scores = self._cached(eng)
-        o = block[self.perms[seat]]
-        drafting = eng.phase == "draft"
-        if drafting:
-            if not eng.picked[seat]:
-                o[self.i_must] = 1.0
-            pack = eng.packs[seat]
-            visible = eng.no_memory
-        else:
-            pack = self.zeros
-            visible = True
-        hand = eng.hands[seat] if visible else self.zeros
-        held = eng.customers[seat]
-        score = public_scores[seat] + sum(map(mul, held, eng.customer_vp))  # == scoring.score
-        o[self.s_private] = [*pack, visible, *hand, *held, score]
-        return o
+        cache = eng.obs_cache
+        if cache is None or cache[0] is not self or cache[1] != eng.tick or cache[2] != eng.state_version:
+            cache = eng.obs_cache = (self, eng.tick, eng.state_version, self.source(eng))
+        src = cache[3]
+        if src is None:  # a state with values outside 0..255: the readable definition
+            return self.enc.encode_view(public.build(eng, seat))
+        return src[self.perms[seat]]
 
     # ------------------------------------------------------------------ once per state
-    def public_block(self, eng: "WaroongEngine") -> np.ndarray:
-        """The public block of the current state (cached on the engine; never mutated once built)."""
-        return self._cached(eng)[3]
+    def source(self, eng: "WaroongEngine") -> np.ndarray | None:
+        """The source vector of the current state (layout: :func:`source_offsets`); None if some
+        count lies outside 0..255 (only a hand-made state can; ``observe`` then uses the definition)."""
+        try:
+            raw, scores = self._source_bytes(eng)
+        except (ValueError, TypeError):  # bytes() takes only integers in 0..255
+            return None
+        try:
+            return np.frombuffer(raw + bytes(scores), np.uint8).astype(np.float32)
+        except ValueError:  # a negative score (Preman)
+            return np.concatenate((np.frombuffer(raw, np.uint8), np.array(scores, np.float32)), dtype=np.float32)
 
-    def public_scores(self, eng: "WaroongEngine") -> list[int]:
-        """Every seat's :func:`scoring.public_score` in the current state (cached with the block)."""
-        return self._cached(eng)[4]
-
-    def _cached(self, eng: "WaroongEngine") -> tuple:
-        cache = eng.obs_cache
-        if cache is not None and cache[0] is self and cache[1] == eng.tick and cache[2] == eng.state_version:
-            return cache
-        cache = eng.obs_cache = (self, eng.tick, eng.state_version, *self.build_public_block(eng))
-        return cache
-
-    def build_public_block(self, eng: "WaroongEngine") -> tuple[np.ndarray, list[int]]:
-        """Everything every player sees, per-player fields in absolute seat order, private slots zero;
-        and the public scores (``public_scores`` in absolute seat order, also as a list)."""
-        b = self.template.copy()
+    def _source_bytes(self, eng: "WaroongEngine") -> tuple[bytes, list[int]]:
+        """The source vector but the scores, one byte per entry; and the seats' full scores."""
+        n = self.n
         phase = eng.phase
-        b[self.i_phase + PHASE_INDEX[phase]] = 1.0
-        b[self.i_round] = eng.round
-        b[self.i_last] = eng.last_round
-        b[self.i_deck_left] = len(eng.menu_deck)
-        b[self.i_pick_no] = eng.pick_no
-        if phase == "draft":
-            b[self.s_picked] = eng.picked
-        b[self.s_display] = self.display_block(eng.display, eng.constraint)
-        piles = eng.piles
-        pile_block, menu_vps, pairs = self.pile_parts(eng)
+        drafting = phase == "draft"
+        hands = eng.hands
+        held = [self.held_parts(h) for h in eng.customers]
+        pile_raw, menu_vps, pairs = self.pile_parts(eng)
         tokens = eng.tokens
-        b[self.s_seat] = [*map(sum, eng.hands), *map(sum, eng.customers), *eng.go_boy, *tokens,
-                          *map(len, piles), *menu_vps]
-        b[self.s_piles] = pile_block
         public_scores = [v + t + x for v, t, x in zip(menu_vps, tokens, pairs)]  # == scoring.public_score
-        b[self.s_public_scores] = public_scores
-        if phase == "cook":
-            b[self.i_active + eng.turn] = 1.0
-        b[self.i_first + eng.first] = 1.0
-        b[self.i_turns] = eng.turns_taken
-        b[self.i_cooked] = len(eng.cooked_this_turn)
-        b[self.i_tokens] = eng.token_supply
-        b[self.i_go_boy] = eng.go_boy_supply
-        b[self.i_customer_deck] = len(eng.customer_deck)
-        b[self.s_discard] = eng.customer_discard
         p = eng.pending
-        if p is not None:
-            if p["kind"] == "theft":
-                b[self.i_theft + THEFT_INDEX[p["ability"]]] = 1.0
-                b[self.i_attacker + p["attacker"]] = 1.0
-                b[self.i_target + p["target"]] = 1.0
-            else:
-                b[self.i_extra + p["seat"]] = 1.0
-        return b, public_scores
+        parts = [
+            self.phase_hot[phase], bytes((eng.round, eng.last_round, len(eng.menu_deck), eng.pick_no)),
+            bytes(eng.picked) if drafting else self.zeros_n,
+            bytes([sum(h) for h in hands]), bytes([c for c, _, _ in held]), bytes(eng.go_boy), bytes(tokens),
+            bytes(public_scores), self.hot[eng.turn] if phase == "cook" else self.zeros_n, self.hot[eng.first],
+            bytes((eng.turns_taken, len(eng.cooked_this_turn), eng.token_supply, eng.go_boy_supply,
+                   len(eng.customer_deck))),
+            bytes(eng.customer_discard), self.no_pending if p is None else self._pending(p),
+        ]
+        if drafting:  # the pack in front of each seat; its picks only with No-Memory Chef
+            must, visible, picked, packs = self.must, self.visible, eng.picked, eng.packs
+            for seat in range(n):
+                parts += (must[not picked[seat]], bytes(packs[seat]), visible,
+                          bytes(hands[seat]) if self.no_memory else self.zeros, held[seat][2])
+        else:
+            cook_own = self.cook_own
+            for seat in range(n):
+                parts += (cook_own, bytes(hands[seat]), held[seat][2])
+        parts += (self.variants, self.display_bytes(eng.display, eng.constraint), pile_raw)
+        scores = [s + h[1] for s, h in zip(public_scores, held)]  # == scoring.score
+        return b"".join(parts), scores
+
+    def _pending(self, p: dict) -> bytes:
+        """``pending_theft``, ``pending_attacker``, ``pending_target``, ``pending_extra`` (absolute seats)."""
+        out = [0] * (2 + 3 * self.n)
+        if p["kind"] == "theft":
+            out[THEFT_INDEX[p["ability"]]] = 1
+            out[2 + p["attacker"]] = 1
+            out[2 + self.n + p["target"]] = 1
+        else:
+            out[2 + 2 * self.n + p["seat"]] = 1
+        return bytes(out)
 
     # ------------------------------------------------------------------ content-keyed parts
-    def display_block(self, display: list[int], constraint: bool) -> np.ndarray:
-        """The display fields of ``display`` (encoded by the reference ``_display``; cached by content)."""
+    def held_parts(self, held: list[int]) -> tuple[int, int, bytes]:
+        """A seat's customer cards: their number, their end-of-game VP and their bytes (cached by content)."""
+        key = tuple(held)
+        parts = self._held_cache.get(key)
+        if parts is None:
+            parts = (sum(held), sum(map(mul, held, self.customer_vp)), bytes(held))
+            if len(self._held_cache) >= CACHE_LIMIT:
+                self._held_cache.clear()
+            self._held_cache[key] = parts
+        return parts
+
+    def display_bytes(self, display: list[int], constraint: bool) -> bytes:
+        """The display fields of ``display``: each field's rows of the reference's menu feature table
+        (``menu_features``, the last row for an empty slot, as in ``_display``); cached by content."""
         key = (*display, constraint)
         block = self._display_cache.get(key)
         if block is None:
-            enc = self.enc
-            buf = enc.layout.zeros()
-            enc._display(buf, enc._o, display, constraint)
-            block = buf[self.s_display].copy()
-            block.flags.writeable = False
+            block = b"".join([rows[m] for rows in self.menu_field_bytes for m in display])
+            block += self.cookable_bytes[constraint]
             if len(self._display_cache) >= CACHE_LIMIT:
                 self._display_cache.clear()
             self._display_cache[key] = block
         return block
 
-    def pile_parts(self, eng: "WaroongEngine") -> tuple[np.ndarray, list[int], list[int]]:
+    def pile_parts(self, eng: "WaroongEngine") -> tuple[bytes, list[int], list[int]]:
         """What depends only on the scoring piles and characters (cached by their content): the
-        ``pile_dishes`` + ``characters`` fields in absolute seat order (by the reference ``_seat_rows``),
-        and per seat the menus' VP and Geng Bajoel's pair bonus (by :mod:`scoring`)."""
+        ``menus``, ``menu_vp``, ``pile_dishes`` (cooked menus per dish) and ``characters`` (one-hot)
+        fields in absolute seat order, and per seat the menus' VP and Geng Bajoel's pair bonus (by
+        :mod:`scoring`)."""
         piles, characters = eng.piles, eng.characters
         key = (*map(tuple, piles), *characters)
         parts = self._pile_cache.get(key)
         if parts is None:
-            dishes, chars = self.enc._seat_rows(range(self.n), piles, characters)
-            block = np.concatenate([dishes.reshape(-1), chars.reshape(-1)])
-            block.flags.writeable = False
-            parts = (block, [scoring.menu_points(eng, s) for s in range(self.n)],
-                     [scoring.pair_points(eng, s) for s in range(self.n)])
+            n = self.n
+            menu_vps = [scoring.menu_points(eng, s) for s in range(n)]
+            dish_of, n_dishes, char_hot = self.menu_dish, self.n_dishes, self.char_hot
+            dishes = []
+            for pile in piles:
+                row = [0] * n_dishes
+                for m in pile:
+                    row[dish_of[m]] += 1
+                dishes += row
+            block = (bytes([len(p) for p in piles]) + bytes(menu_vps) + bytes(dishes)
+                     + b"".join([char_hot[c] if c >= 0 else char_hot[-1] for c in characters]))
+            parts = (block, menu_vps, [scoring.pair_points(eng, s) for s in range(n)])
             if len(self._pile_cache) >= CACHE_LIMIT:
                 self._pile_cache.clear()
             self._pile_cache[key] = parts

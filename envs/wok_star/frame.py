@@ -28,6 +28,8 @@ float rounded once to float32), so observations are bit-for-bit unchanged.
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from envs.core.tables import ObservationLayout
@@ -46,6 +48,14 @@ CHEF_VECTORS = ("decider", "current_holder", "dirty", "pool", "cubes", "on_time"
 CHEF_ROWS = ("dice_own", "dice_taken", "character")
 #: Fields of shape ``(k, n)`` with a relative chef one-hot per row: columns rotate.
 CHEF_COLUMNS = ("recipe_holder", "ing_holder")
+
+
+@functools.lru_cache(maxsize=16384)
+def dice_cells(have: tuple[int, ...]) -> tuple[tuple[tuple[int, float], ...], tuple[tuple[int, float], ...]]:
+    """The nonzero ``dice_own`` and ``dice_taken`` entries of one chef's area (12 counts: own then
+    taken dice per pip) as ``(pip - 1, count / 5)`` pairs; the zero entries stay as the template's +0.0."""
+    return (tuple((k, have[k] / 5) for k in range(6) if have[k]),
+            tuple((k, have[6 + k] / 5) for k in range(6) if have[6 + k]))
 
 
 def seat_gathers(layout: ObservationLayout, n: int) -> tuple[np.ndarray, ...]:
@@ -131,16 +141,101 @@ class FramePlan:
 
     def build(self, eng) -> np.ndarray:
         """Compute the frame (``chef_0``'s observation) from the public state of ``eng``."""
-        v = self.template(eng).copy()
+        base, in_play = self.base(eng)
+        v = base.copy()
         self._fill_table(v, eng)
         self._fill_counter(v, eng)
-        self._fill_cards(v, eng)
+        self._fill_progress(v, eng, in_play)
         self._fill_chefs(v, eng)
         v.setflags(write=False)  # cached and shared by every chef's gather
         return v
 
+    # ------------------------------------------------------------------ decision-time part
+    @staticmethod
+    def base_key(eng) -> list:
+        """The state the base frame derives from: everything that changes only between days or in a
+        turn-based decision (who holds which card, offers, upgrades, characters, goal cubes, past events),
+        as one list of ints (a fresh list: the engine's own lists change in place). Every part has a
+        fixed length but ``offers`` and ``events_gone``, so the length of ``offers`` is part of the key."""
+        return (eng.recipe_holder + eng.ing_holder + eng.ing_unlocked + eng.character + eng.goal_cubes
+                + [len(eng.offers)] + eng.offers + eng.events_gone)
+
+    def base(self, eng) -> tuple[np.ndarray, tuple[int, ...]]:
+        """``(base frame, recipes in play)``: the template plus the fields of :meth:`base_key`.
+
+        Kept on the engine (``eng._keyed_cache``, which ``touch()`` does not clear)
+        with its key, and rebuilt only when the key differs, so an open day
+        reuses one base frame for every tick. Read-only.
+        """
+        key = self.base_key(eng)
+        entry = eng._keyed_cache.get("frame_base")
+        if entry is None or entry[0] != key:
+            v = self.template(eng).copy()
+            in_play = self._fill_cards(v, eng)
+            self._fill_decided(v, eng)
+            v.setflags(write=False)
+            entry = eng._keyed_cache["frame_base"] = (key, v, in_play)
+        return entry[1], entry[2]
+
+    def _fill_cards(self, v: np.ndarray, eng) -> tuple[int, ...]:
+        """Recipes and Ingredient cards: who holds what, offers, upgrades, demand. Returns the recipes in play."""
+        n = self.n
+        demand = [0] * self.n_ing
+        held = [0] * n
+        in_play = []
+        b_in, b_holder = self.o_recipe_in_play, self.o_recipe_holder
+        for r, h in enumerate(eng.recipe_holder):
+            if h >= 0:
+                in_play.append(r)
+                v[b_in + r] = 1
+                v[b_holder + r * n + h] = 1
+                held[h] += 1
+                for i in self.recipe_uses[r]:
+                    demand[i] += 1
+        b = self.o_recipe_offer
+        for r in eng.offers:
+            if r >= 0:
+                v[b + r] = 1
+        b = self.o_recipes_held
+        for s in range(n):
+            if held[s]:
+                v[b + s] = held[s] / 12
+        unlocked = eng.ing_unlocked
+        cards = [0] * n
+        b_in, b_holder = self.o_ing_in_play, self.o_ing_holder
+        b_unl, b_dem = self.o_ing_unlocked, self.o_ing_demand
+        for i, h in enumerate(eng.ing_holder):
+            if h >= 0:
+                v[b_in + i] = 1
+                v[b_holder + i * n + h] = 1
+                cards[h] += 1
+            if unlocked[i]:  # zero entries stay as the template's +0.0
+                v[b_unl + i] = unlocked[i] / 4
+            if demand[i]:
+                v[b_dem + i] = demand[i] / 12
+        b = self.o_ingredient_cards
+        for s in range(n):
+            if cards[s]:
+                v[b + s] = cards[s] / 10
+        return tuple(in_play)
+
+    def _fill_decided(self, v: np.ndarray, eng) -> None:
+        """Characters, goal cubes still on the Income Tracker, Event cards of earlier days."""
+        b_char, width = self.o_character, self.n_characters
+        for s, c in enumerate(eng.character):
+            if c >= 0:
+                v[b_char + s * width + c] = 1
+        b = self.o_goal_cubes
+        for k, on in enumerate(eng.goal_cubes):
+            if on:
+                v[b + k] = 1
+        b = self.o_events_gone
+        for e in eng.events_gone:
+            v[b + e] = 1
+
+    # ------------------------------------------------------------------ per-state part
     def _fill_table(self, v: np.ndarray, eng) -> None:
-        """Phase, day, turn, goal cubes, money, timers and other single numbers."""
+        """Phase, day, turn, money, timers and other single numbers."""
         v[self.o_phase + PHASE_INDEX[eng.phase]] = 1
         day = eng.day
         if day >= 1:
@@ -150,10 +245,6 @@ class FramePlan:
             v[self.o_decider + turn] = 1
             if turn == 0:
                 v[self.o_my_decision] = 1
-        b = self.o_goal_cubes
-        for k, on in enumerate(eng.goal_cubes):
-            if on:
-                v[b + k] = 1
         v[self.o_cubes_passed] = eng.cubes_passed / 4
         v[self.o_income] = max(0, eng.income) / 100
         v[self.o_money] = eng.money / 100
@@ -168,9 +259,6 @@ class FramePlan:
         v[self.o_hustle_supply] = eng.hustle_supply / 25
         b = self.o_events_today
         for e in eng.events_today:
-            v[b + e] = 1
-        b = self.o_events_gone
-        for e in eng.events_gone:
             v[b + e] = 1
         v[self.o_passes] = eng.passes / self.n
 
@@ -212,102 +300,56 @@ class FramePlan:
         v[b + 3] = events_in_deck / 15
         v[b + 4] = len(eng.event_pile) / 15
 
-    def _fill_cards(self, v: np.ndarray, eng) -> None:
-        """Recipes and ingredients: who holds what, token rows, customers still to come."""
-        n = self.n
-        recipe_holder = eng.recipe_holder
-        n_rec = len(recipe_holder)
-        regular_left = [0] * n_rec
-        coupon_unseen = [0] * n_rec
-        demand = [0] * self.n_ing
-        held = [0] * n
-        b_in, b_holder = self.o_recipe_in_play, self.o_recipe_holder
-        for r, h in enumerate(recipe_holder):
-            if h >= 0:
-                regular_left[r] = 3
-                coupon_unseen[r] = 2
-                v[b_in + r] = 1
-                v[b_holder + r * n + h] = 1
-                held[h] += 1
-                for i in self.recipe_uses[r]:
-                    demand[i] += 1
+    def _fill_progress(self, v: np.ndarray, eng, in_play: tuple[int, ...]) -> None:
+        """Customers still to come per recipe, token rows, the Ingredient card waiting for a holder."""
+        # recipe -> count; a recipe in neither dict counts 0 (and its entry stays the template's +0.0)
+        regular_left = dict.fromkeys(in_play, 3)
+        coupon_unseen = dict.fromkeys(in_play, 2)
         cust_recipe, cust_coupon = self.cust_recipe, self.cust_coupon
         seen = [c for served in eng.served for c, _ in served]
         cur = eng.current
         if 0 <= cur < EVENT_CARD_BASE:
             seen.append(cur)
         for c in seen:
+            r = cust_recipe[c]
             if cust_coupon[c]:
-                coupon_unseen[cust_recipe[c]] -= 1
+                coupon_unseen[r] = coupon_unseen.get(r, 0) - 1
             else:
-                regular_left[cust_recipe[c]] -= 1
+                regular_left[r] = regular_left.get(r, 0) - 1
         if eng.phase in BETWEEN_DAYS:
-            regular_left = [3 if h >= 0 else 0 for h in recipe_holder]
-        b_reg, b_cou = self.o_regular_left, self.o_coupon_unseen
-        for r in range(n_rec):
-            if regular_left[r]:
-                v[b_reg + r] = regular_left[r] / 3
-            if coupon_unseen[r]:
-                v[b_cou + r] = coupon_unseen[r] / 2
-        b = self.o_recipe_offer
-        for r in eng.offers:
-            if r >= 0:
-                v[b + r] = 1
-        b = self.o_recipes_held
-        for s in range(n):
-            if held[s]:
-                v[b + s] = held[s] / 12
-        # ingredients
+            regular_left = dict.fromkeys(in_play, 3)
+        b = self.o_regular_left
+        for r, k in regular_left.items():
+            if k:
+                v[b + r] = k / 3
+        b = self.o_coupon_unseen
+        for r, k in coupon_unseen.items():
+            if k:
+                v[b + r] = k / 2
         top = eng.top
-        level, unlocked = eng.ing_level, eng.ing_unlocked
-        cards = [0] * n
-        b_in, b_holder = self.o_ing_in_play, self.o_ing_holder
-        b_lvl, b_unl, b_dem = self.o_ing_level, self.o_ing_unlocked, self.o_ing_demand
-        for i, h in enumerate(eng.ing_holder):
-            if h >= 0:
-                v[b_in + i] = 1
-                v[b_holder + i * n + h] = 1
-                cards[h] += 1
-            if level[i]:  # zero entries stay as the template's +0.0
-                v[b_lvl + i] = level[i] / top
-            if unlocked[i]:
-                v[b_unl + i] = unlocked[i] / 4
-            if demand[i]:
-                v[b_dem + i] = demand[i] / 12
-        b = self.o_ingredient_cards
-        for s in range(n):
-            if cards[s]:
-                v[b + s] = cards[s] / 10
+        b_lvl = self.o_ing_level
+        for i, level in enumerate(eng.ing_level):
+            if level:  # zero entries stay as the template's +0.0
+                v[b_lvl + i] = level / top
         if eng.pending:
             v[self.o_pending_card + eng.pending[0]] = 1
 
     def _fill_chefs(self, v: np.ndarray, eng) -> None:
-        """Per chef: dice in the area and the Dirty Dishes, pool, cubes, serves, character."""
+        """Per chef: dice in the area (``eng.area_rows()``, shared with the masks) and the Dirty Dishes,
+        pool, cubes, serves, power used."""
         n = self.n
         b_own, b_taken = self.o_dice_own, self.o_dice_taken
-        own = [0] * (6 * n)
-        taken = [0] * (6 * n)
-        dirty = [0] * n
-        holder = eng.die_holder
-        for d, pip in enumerate(eng.die_pip):
-            if pip > 0:
-                h = holder[d]
-                if d // 5 == h:
-                    own[h * 6 + pip - 1] += 1
-                else:
-                    taken[h * 6 + pip - 1] += 1
-            elif pip == 0:
-                dirty[d // 5] += 1
-        for k in range(6 * n):
-            if own[k]:
-                v[b_own + k] = own[k] / 5
-            if taken[k]:
-                v[b_taken + k] = taken[k] / 5
+        for h, have in enumerate(eng.area_rows()):
+            own, taken = dice_cells(have)
+            for k, x in own:
+                v[b_own + h * 6 + k] = x
+            for k, x in taken:
+                v[b_taken + h * 6 + k] = x
+        die_pip = eng.die_pip
+        dirty = [die_pip[5 * s: 5 * s + 5].count(0) for s in range(n)]  # chef s owns dice 5s .. 5s+4
         b_dirty, b_pool, b_cubes = self.o_dirty, self.o_pool, self.o_cubes
         b_on, b_late, b_used = self.o_on_time, self.o_late_served, self.o_power_used
-        b_char, width = self.o_character, self.n_characters
-        pool, cubes, served = eng.pool, eng.cubes, eng.served
-        character, used = eng.character, eng.power_used
+        pool, cubes, served, used = eng.pool, eng.cubes, eng.served, eng.power_used
         for s in range(n):  # zero entries stay as the template's +0.0
             if dirty[s]:
                 v[b_dirty + s] = dirty[s] / 5
@@ -322,7 +364,5 @@ class FramePlan:
                         late += 1
                 v[b_on + s] = (len(served[s]) - late) / 20
                 v[b_late + s] = late / 20
-            if character[s] >= 0:
-                v[b_char + s * width + character[s]] = 1
             if used[s]:
                 v[b_used + s] = 1

@@ -12,13 +12,16 @@ in one area are interchangeable; a taken die is chosen nearest-owner-first
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from envs.wok_star import timers
 from envs.wok_star.actions import moves_by_label
-from envs.wok_star.dice import COMBO_LABELS, COMBOS, N_COMBOS, amount_table, best_method, combo_fits
-from envs.wok_star.mask_tables import (GATE_HUSTLE_GAIN, GATE_ROTATE, GATE_TAKE, cube_moves_legal, dice_gather,
-                                       prepare_legal)
+from envs.wok_star.cards import load_data
+from envs.wok_star.dice import COMBO_LABELS, COMBOS, amount_table, best_method, combo_fits
+from envs.wok_star.mask_tables import (GATE_HUSTLE_GAIN, GATE_ROTATE, GATE_TAKE, area_positive, cube_moves_all,
+                                       dice_gathers, prepare_row)
 
 COMBO_BY_LABEL = {label: i for i, label in enumerate(COMBO_LABELS)}
 
@@ -26,6 +29,15 @@ KITCHEN = ("open", "wash", "closed")
 
 
 ROTATE = {"up": 1, "down": -1}
+
+
+@functools.lru_cache(maxsize=None)
+def prepare_effect(ingredient: int, unlocked: int, combo: int) -> tuple[int, str]:
+    """``(rows gained, text of the method applied)`` when ``combo`` prepares ``ingredient`` with
+    ``unlocked`` methods uncovered (static data, memoised: the text is built once)."""
+    gain = int(amount_table(ingredient)[unlocked][combo])
+    method = load_data().ingredients[ingredient].methods[best_method(ingredient, unlocked, combo)]
+    return gain, method.text()
 
 
 class KitchenRules:
@@ -54,15 +66,6 @@ class KitchenRules:
             rows = self._cache["area_rows"] = tuple(tuple(r) for r in c)
         return rows
 
-    def area_positive(self) -> np.ndarray:
-        """bool[12 n + 1]: ``area_counts().ravel() > 0`` and a trailing False (see ``mask_tables``)."""
-        pos = self._cache.get("area_pos")
-        if pos is None:
-            flags = [c > 0 for row in self.area_rows() for c in row]
-            flags.append(False)
-            pos = self._cache["area_pos"] = np.array(flags)
-        return pos
-
     def dirty_dice(self) -> int:
         return sum(1 for p in self.die_pip if p == 0)
 
@@ -88,26 +91,40 @@ class KitchenRules:
         return self.phase in KITCHEN
 
     # ------------------------------------------------------------------ masks
-    def kitchen_mask(self, seat: int, m: np.ndarray) -> None:
-        """Dice actions: ``prepare``, ``take``, ``hustle_gain``, ``rotate``, ``move_cubes`` (tables in ``mask_tables``)."""
+    def seat_unlocked(self) -> tuple[tuple[int, ...], ...]:
+        """Per chef, ``ing_unlocked`` of the Ingredient cards it holds and 0 for the others (the key of
+        its ``prepare`` block, ``mask_tables.prepare_row``). Kept in ``_keyed_cache`` with the holders
+        and upgrades it derives from, which change only in decisions."""
+        key = (tuple(self.ing_holder), tuple(self.ing_unlocked))
+        entry = self._keyed_cache.get("seat_unlocked")
+        if entry is None or entry[0] != key:
+            holder, unlocked = key
+            per_seat = tuple(tuple(u if h == s else 0 for h, u in zip(holder, unlocked)) for s in range(self.n))
+            entry = self._keyed_cache["seat_unlocked"] = (key, per_seat)
+        return entry[1]
+
+    def kitchen_masks(self, masks: np.ndarray) -> None:
+        """Dice actions of every chef (``masks``: ``int8[n, A]``, one row per seat; tables in ``mask_tables``).
+
+        ``prepare``: each chef's block memoised by its area and its cards;
+        ``take``, ``hustle_gain``, ``rotate``: one gather from the areas'
+        ``positive`` flags; ``move_cubes``: memoised by the cubes.
+        """
         g = self._groups
-        have = self.area_rows()[seat]
-        # prepare: each held ingredient's block, memoised by (counts, ingredient, unlocked methods)
-        start = g["prepare"].start
-        for i, holder in enumerate(self.ing_holder):
-            if holder == seat:
-                b = start + i * N_COMBOS
-                m[b: b + N_COMBOS] = prepare_legal(have, i, self.ing_unlocked[i])
+        n = self.n
+        rows = self.area_rows()
+        prep = g["prepare"]
+        for seat, unlocked in enumerate(self.seat_unlocked()):
+            masks[seat, prep.start: prep.stop] = prepare_row(rows[seat], unlocked)
         # take (a cube to hand over), hustle_gain (supply not empty), rotate (pool not empty): one gather
         hustle = self.hustle
-        gate = ((GATE_TAKE if self.cubes[seat] > 0 else 0) | (GATE_HUSTLE_GAIN if self.hustle_supply > 0 else 0)
-                | (GATE_ROTATE if hustle > 0 else 0))
-        if gate:
-            m[g["take"].start: g["rotate"].stop] = self.area_positive()[dice_gather(self.n, seat, gate)]
+        shared = (GATE_HUSTLE_GAIN if self.hustle_supply > 0 else 0) | (GATE_ROTATE if hustle > 0 else 0)
+        gates = tuple([shared | GATE_TAKE if c > 0 else shared for c in self.cubes])
+        if any(gates):
+            masks[:, g["take"].start: g["rotate"].stop] = area_positive(rows)[dice_gathers(n, gates)]
         if hustle > 0:
             g_moves = g["move_cubes"]
-            cubes, n = self.cubes, self.n
-            m[g_moves.start: g_moves.stop] = cube_moves_legal(tuple(cubes[(seat + r) % n] for r in range(n)))
+            masks[:, g_moves.start: g_moves.stop] = cube_moves_all(tuple(self.cubes))
 
     def _cubes_allow(self, seat: int, move) -> bool:
         need = {}
@@ -184,10 +201,9 @@ class KitchenRules:
         self.to_dishes(d1)
         d2 = self.find_die(seat, hi, bool(mode & 2))
         self.to_dishes(d2)
-        gain = int(amount_table(i)[self.ing_unlocked[i]][c])
-        method = self.data.ingredients[i].methods[best_method(i, self.ing_unlocked[i], c)]
+        gain, method = prepare_effect(i, self.ing_unlocked[i], c)
         self.ing_level[i] = min(self.top, self.ing_level[i] + gain)
-        self.say(f"chef_{seat} prepares {ingredient} with {dice} ({method.text()}, now row {self.ing_level[i]})")
+        self.say(f"chef_{seat} prepares {ingredient} with {dice} ({method}, now row {self.ing_level[i]})")
 
     def do_take(self, seat: int, chef: int, pip: int) -> None:
         other = self.rel(seat, chef)

@@ -14,6 +14,12 @@ extended with a trailing ``False`` that gated-off indices point at::
 blocks by their small inputs (the acting chef's 12 counts; the cubes of the
 chefs in relative order), which repeat constantly; ``substitutions_legal``
 does the same for Grandpa's power.
+
+The engine computes the masks of all ``n`` chefs in one pass, as one
+``int8[n, A]`` array (``KitchenRules.kitchen_masks``), with the batched forms
+of these tables: ``dice_gathers`` (every chef's gather, stacked),
+``prepare_row`` (a chef's whole ``prepare`` block, memoised by its area
+and its cards) and ``cube_moves_all``.
 """
 
 from __future__ import annotations
@@ -23,7 +29,7 @@ import functools
 import numpy as np
 
 from envs.wok_star.actions import build_action_table, cube_moves, substitutions
-from envs.wok_star.dice import amount_table, feasible
+from envs.wok_star.dice import N_COMBOS, amount_table, feasible
 
 #: gate bits of :func:`dice_gather`
 GATE_TAKE, GATE_HUSTLE_GAIN, GATE_ROTATE = 1, 2, 4
@@ -60,7 +66,15 @@ def dice_gather(n: int, seat: int, gate: int) -> np.ndarray:
 @functools.lru_cache(maxsize=65536)
 def prepare_legal(have: tuple[int, ...], ingredient: int, unlocked: int) -> np.ndarray:
     """bool[78]: the ``prepare`` combinations of ``ingredient`` that the counts ``have`` allow."""
-    out = feasible(np.array(have, dtype=np.int16)) & (amount_table(ingredient)[unlocked] > 0)
+    out = combos_feasible(have) & method_fits(ingredient, unlocked)
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def method_fits(ingredient: int, unlocked: int) -> np.ndarray:
+    """bool[78]: the combinations that fit one of the first ``unlocked`` methods of ``ingredient``."""
+    out = amount_table(ingredient)[unlocked] > 0
     out.setflags(write=False)
     return out
 
@@ -90,5 +104,69 @@ def substitutions_legal(in_play: tuple[bool, ...], level: tuple[int, ...], top: 
     """bool[subs]: Grandpa's ``a>b`` swaps allowed (both in play, ``a`` on row 1+, ``b`` below ``top``)."""
     out = np.array([in_play[a] and in_play[b] and level[a] >= 1 and level[b] < top
                     for a, b in substitutions(len(level))], dtype=bool)
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def dice_gathers(n: int, gates: tuple[int, ...]) -> np.ndarray:
+    """``intp[n, take..rotate]``: :func:`dice_gather` of every seat, ``gates[seat]`` being that seat's gate."""
+    out = np.stack([dice_gather(n, seat, gate) for seat, gate in enumerate(gates)])
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=16384)
+def combos_feasible(have: tuple[int, ...]) -> np.ndarray:
+    """bool[78]: the dice combinations that one chef's area (12 counts: own then taken dice, per pip) allows."""
+    out = feasible(np.array(have, dtype=np.int16))
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=8192)
+def prepare_row(have: tuple[int, ...], unlocked: tuple[int, ...]) -> np.ndarray:
+    """bool[ingredients * 78]: one chef's whole ``prepare`` block.
+
+    ``have``: the chef's area (12 counts); ``unlocked[i]``: the methods
+    uncovered on ingredient ``i`` if the chef holds its card, else 0 (with 0
+    methods nothing fits, so a card held elsewhere and a card with no method
+    give the same zero block, as in :func:`prepare_legal`).
+    """
+    out = np.zeros((len(unlocked), N_COMBOS), dtype=bool)
+    for i, u in enumerate(unlocked):
+        if u:
+            out[i] = prepare_legal(have, i, u)
+    out = out.ravel()
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=16384)
+def area_flags(have: tuple[int, ...]) -> bytes:
+    """One chef's area (12 counts) as 12 bytes ``count > 0``: its part of the ``positive`` vector."""
+    return bytes(c > 0 for c in have)
+
+
+def area_positive(rows: tuple[tuple[int, ...], ...]) -> np.ndarray:
+    """bool[12 n + 1]: ``counts.ravel() > 0`` of all areas (``engine.area_rows()``) and a trailing
+    False, the vector that :func:`dice_gather` indexes (read-only)."""
+    return np.frombuffer(b"".join([area_flags(have) for have in rows]) + b"\0", dtype=bool)
+
+
+@functools.lru_cache(maxsize=4096)
+def cube_moves_all(cubes: tuple[int, ...]) -> np.ndarray:
+    """bool[n, moves]: :func:`cube_moves_legal` of every seat (``cubes`` in absolute seat order)."""
+    n = len(cubes)
+    out = np.stack([cube_moves_legal(tuple(cubes[(seat + r) % n] for r in range(n))) for seat in range(n)])
+    out.setflags(write=False)
+    return out
+
+
+@functools.lru_cache(maxsize=None)
+def blank_masks(n: int, size: int) -> np.ndarray:
+    """Read-only ``int8[n, size]``: every chef's mask with only ``noop`` (index 0) legal; copy to fill."""
+    out = np.zeros((n, size), dtype=np.int8)
+    out[:, 0] = 1
     out.setflags(write=False)
     return out

@@ -7,7 +7,10 @@
   scratch field by field (``reference.py``), also after state changes made
   outside ``step`` and when the encoder switches between engines;
 * observations and masks handed out are fresh arrays the env never mutates;
-* the fast view constructors build views equal to the dataclass ones.
+* the fast view constructors build views equal to the dataclass ones;
+* seat views are reused only while a seat is unchanged (per-seat revisions),
+  and rebuilt after ``invalidate_masks()``;
+* one mask request fills every chef's mask, all read-only and equal to the reference.
 """
 
 from __future__ import annotations
@@ -162,3 +165,49 @@ def test_masks_at_sparse_tables(table_up, table_down):
             mask = eng.action_mask(agent)
             np.testing.assert_array_equal(mask, reference_mask(eng, agent))
             assert bool(mask[eng.ix.stir[0]]) == bool(table_up or table_down)
+
+
+@pytest.mark.parametrize("kw", CONFIGS[:4])
+def test_seat_views_are_reused_only_while_the_seat_is_unchanged(kw):
+    """Per-seat revisions: a seat's view object is kept while its values stay
+    the same, and every view equals the one a fresh engine (no caches) builds."""
+    reused = 0
+    last = None
+    for env, eng in _random_play(kw, seed=11, ticks=200):
+        view = eng.public_view(eng.agents[0])
+        assert view == eng.clone().public_view(eng.agents[0])
+        if last is not None and last.agents == view.agents:
+            for old, new in zip(last.seats, view.seats):
+                if old is new:
+                    reused += 1
+                else:
+                    assert old != new  # a new object only for new values
+        last = view
+    assert reused > 0
+
+
+def test_a_seat_changed_outside_step_is_rebuilt_after_invalidate_masks():
+    env = frying_master_v0.parallel_env(players=2, mode="mixed")
+    env.reset(seed=1)
+    eng = env.unwrapped.engine
+    before = eng.public_view("chef_0")
+    eng.gold["chef_1"] = 1
+    eng.invalidate_masks()
+    after = eng.public_view("chef_0")
+    assert after.seats[1].gold == 1 and before.seats[1].gold == 0
+    assert env.unwrapped.encoder.layout.get(env.observe("chef_0")["observation"], "gold")[1] == 1
+
+
+@pytest.mark.parametrize("kw", CONFIGS)
+def test_one_mask_request_fills_every_chefs_mask_and_masks_are_read_only(kw):
+    for env, eng in _random_play(kw, seed=5, ticks=150):
+        eng.invalidate_masks()
+        first = eng.agents[-1]
+        eng.action_mask(first)
+        assert set(eng._mask_cache) == set(eng.agents)  # built in the same pass
+        for agent in eng.agents:
+            mask = eng._mask_cache[agent]
+            np.testing.assert_array_equal(mask, reference_mask(eng, agent))
+            assert not mask.flags.writeable
+            with pytest.raises(ValueError):
+                mask[0] = 0

@@ -1,10 +1,13 @@
 """The fast paths equal their readable definitions, and their caches follow the state.
 
 * :class:`envs.waroong_wars.observation.ObservationBuilder` (what ``observe`` uses) must give the
-  same bytes as ``encode_view(public.build(...))`` (``reference_observe``) in every configuration;
-* its public block is cached on the engine: a step or a change made through the engine followed
+  same bytes as ``encode_view(public.build(...))`` (``reference_observe``) in every configuration,
+  also in states its byte encoding cannot hold (a negative score, a count above 255);
+* its source vector is cached on the engine: a step or a change made through the engine followed
   by ``invalidate_masks()`` must show in the next observation;
+* a seat's gather index reads no other seat's own block or score (no leak by construction);
 * every observation is a fresh array (callers keep them in buffers);
+* ``compute_masks`` (every seat in one pass, filling the core's mask cache) equals ``compute_mask``;
 * :func:`cooking.fill_cook_mask` must equal the mask built slot by slot from
   :func:`cooking.payment_options`; the fast scores must equal :func:`scoring.breakdown`.
 """
@@ -16,8 +19,9 @@ import pytest
 
 from envs import waroong_wars_v0
 from envs.core.seeding import make_rng
-from envs.waroong_wars import cooking, scoring
-from tests.waroong_wars.helpers import CAT, cooking_engine, customer_counts, set_display
+from envs.waroong_wars import cooking, legality, scoring
+from envs.waroong_wars.observation import OWN_FIELDS, source_offsets
+from tests.waroong_wars.helpers import CAT, cooking_engine, counts, customer_counts, set_display
 
 CONFIGS = waroong_wars_v0.TEST_CONFIGURATIONS
 
@@ -62,7 +66,7 @@ def test_observation_follows_changes_made_through_the_engine():
     env.engine = eng
     lay = env.encoder.layout
     before = {a: env.observe(a)["observation"] for a in eng.agents}
-    assert eng.obs_cache is not None  # the public block is now cached on the engine
+    assert eng.obs_cache is not None  # the source vector is now cached on the engine
     # Public changes: tokens, a cooked menu, the display, the supplies.
     eng.tokens[1] = 4
     eng.piles[1].append(eng.display[5])
@@ -181,3 +185,64 @@ def test_geng_bajoel_pairs_use_the_dish_not_the_copy():
     eng.piles[0] = same + [other]
     assert scoring.pair_count(eng, 0) == 1
     assert scoring.score(eng, 0) == sum(CAT.menus[m].dish.vp for m in eng.piles[0]) + CAT.components["pair_bonus_vp"]
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_a_seat_gathers_only_its_own_private_entries(players):
+    env = waroong_wars_v0.parallel_env(players=players)
+    fast = env.encoder.fast
+    lay = env.encoder.layout
+    public, own_start, _, own_width = source_offsets(lay.slices, players)
+    own_end = own_start + players * own_width
+    for seat, perm in enumerate(fast.perms):
+        own = perm[(perm >= own_start) & (perm < own_end)]
+        assert ((own - own_start) // own_width == seat).all()
+        private = np.zeros(lay.size, dtype=bool)
+        for name in (*OWN_FIELDS, "score"):
+            private[lay.slices[name]] = True
+        assert ((perm >= own_start) & (perm < own_end))[~private].sum() == 0  # public entries read public data
+        scores = perm[perm >= public["score"]]
+        assert list(scores) == [public["score"] + seat]
+
+
+def test_states_outside_the_byte_encoding_still_match_the_reference():
+    env = waroong_wars_v0.parallel_env(players=4, character_mode=True)
+    env.reset(seed=1)
+    eng = cooking_engine(4, character_mode=True)
+    env.engine = eng
+    # A negative score: Preman cards only (the fast path converts the scores as floats).
+    eng.customers[2] = customer_counts(preman=3)
+    eng.invalidate_masks()
+    assert scoring.score(eng, 2) < 0
+    _assert_same_as_reference(env)
+    assert env.observe("player_2")["observation"][env.encoder.layout.slices["score"]][0] == scoring.score(eng, 2)
+    # A count no real game reaches (bytes() refuses it): the definition is used for this state.
+    eng.hands[1] = counts(rice=300)
+    eng.round = 256
+    eng.invalidate_masks()
+    _assert_same_as_reference(env)
+    assert env.observe("player_1")["observation"][env.encoder.layout.slices["hand"]][0] == 300
+    eng.hands[1] = counts(rice=1)
+    eng.round = 3
+    eng.invalidate_masks()
+    _assert_same_as_reference(env)
+
+
+@pytest.mark.parametrize("kwargs", [{"players": 3}, {"players": 5, "character_mode": True, "no_memory_chef": True},
+                                    {"players": 4, "plain_mode": True, "constraint_mode": True}])
+def test_all_masks_in_one_pass_equal_the_per_seat_masks(kwargs):
+    env = waroong_wars_v0.parallel_env(**kwargs)
+    for env in _random_play(env, seed=4):
+        eng = env.engine
+        if eng.done:
+            break
+        masks = legality.compute_masks(eng)
+        for seat, agent in enumerate(eng.agents):
+            np.testing.assert_array_equal(masks[seat], legality.compute_mask(eng, seat))
+            assert masks[seat].dtype == np.int8
+        # The core's cache holds every seat's mask once any one was asked for.
+        eng.invalidate_masks()
+        eng.action_mask(eng.agents[-1])
+        assert set(eng._mask_cache) == set(eng.agents)
+        for seat, agent in enumerate(eng.agents):
+            np.testing.assert_array_equal(eng.action_mask(agent), masks[seat])

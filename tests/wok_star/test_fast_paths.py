@@ -7,7 +7,9 @@ import pytest
 
 from envs import wok_star_v0
 from envs.wok_star.cards import EVENT_CARD_BASE
-from envs.wok_star.mask_tables import cube_moves_legal, dice_gather, prepare_legal, substitutions_legal
+from envs.wok_star.mask_tables import (area_positive, blank_masks, combos_feasible, cube_moves_all, cube_moves_legal,
+                                      dice_gather, dice_gathers, method_fits, prepare_legal, prepare_row,
+                                      substitutions_legal)
 from tests.wok_star.helpers import DATA, open_table
 from tests.wok_star.reference_encoding import ReferenceEncoder
 
@@ -114,8 +116,11 @@ def test_observations_are_fresh_arrays_that_the_env_never_mutates():
 
 def test_memoised_mask_blocks_are_read_only():
     have = (1, 0, 1, 0, 0, 0, 0, 0, 0, 0, 0, 0)
+    unlocked = (2,) + (0,) * (len(DATA.ingredients) - 1)
     for arr in (prepare_legal(have, 0, 2), cube_moves_legal((1, 0, 2)), dice_gather(3, 1, 7),
-                substitutions_legal((True,) * len(DATA.ingredients), (1,) * len(DATA.ingredients), DATA.track_top)):
+                substitutions_legal((True,) * len(DATA.ingredients), (1,) * len(DATA.ingredients), DATA.track_top),
+                prepare_row(have, unlocked), combos_feasible(have), method_fits(0, 2), dice_gathers(3, (7, 1, 0)),
+                cube_moves_all((1, 0, 2)), blank_masks(3, 10), area_positive((have, have))):
         assert not arr.flags.writeable
         with pytest.raises(ValueError):
             arr[0] = 0
@@ -139,3 +144,99 @@ def test_dice_gather_points_gated_blocks_at_false():
     assert m[t.index("take", chef=1, pip=3)] == 1 and m[t.index("take", chef=2, pip=6)] == 1
     assert m[t.index("rotate", chef=2, pip=5, die="own", direction="down")] == 1
     assert m[t.index("take", chef=1, pip=5)] == 0
+
+
+def _assert_masks_agree_with_the_rules(eng) -> None:
+    """Every chef's mask (one batched computation) against the slow rule check, action by action."""
+    for agent in eng.agents:
+        mask, seat = eng.action_mask(agent), eng.seat[agent]
+        for i in range(1, eng.actions.n):
+            name, params = eng.actions.decode(i)
+            assert bool(mask[i]) == (eng.check(seat, name, params) is None), (agent, eng.actions.name(i), eng.phase)
+
+
+def test_one_mask_computation_fills_every_chef_and_stays_read_only():
+    env = wok_star_v0.parallel_env(players=3, powers=True, setup="auto")
+    env.reset(seed=2)
+    eng = env.unwrapped.engine
+    open_table(eng, dice={0: [1, 4], 1: [2, 2], 2: [6]})
+    assert eng._mask_cache == {}
+    first = eng.action_mask("chef_1")
+    assert set(eng._mask_cache) == set(eng.agents)  # the other chefs' masks came with it
+    batch = eng.all_masks()
+    for seat, agent in enumerate(eng.agents):
+        assert np.shares_memory(eng.action_mask(agent), batch) and np.array_equal(eng.action_mask(agent), batch[seat])
+    assert first.dtype == np.int8 and not first.flags.writeable and not batch.flags.writeable
+    _assert_masks_agree_with_the_rules(eng)
+    # env.step hands out copies, never the cached rows
+    obs, *_ = env.step({a: 0 for a in env.agents})
+    m = obs["chef_0"]["action_mask"]
+    assert m.flags.writeable and not np.shares_memory(m, eng.all_masks())
+
+
+def test_keyed_caches_follow_decision_time_state_changed_outside_step():
+    """The base frame and the per-chef ``prepare`` keys live across ticks (``_keyed_cache``); every change
+    of what they derive from, made outside ``step`` then ``invalidate_masks()``, reaches the next
+    observation and masks."""
+    env = wok_star_v0.parallel_env(players=3, events=True, powers=True, setup="auto")
+    env.reset(seed=5)
+    eng = env.unwrapped.engine
+    ref = ReferenceEncoder(env.encoder)
+    open_table(eng, dice={0: [2, 4], 1: [3, 3], 2: [1, 6]})
+    env.observe("chef_0")
+    assert {"frame_base", "seat_unlocked"} <= set(eng._keyed_cache)
+    held = [i for i, h in enumerate(eng.ing_holder) if h >= 0]
+    free = next(i for i, h in enumerate(eng.ing_holder) if h < 0)
+    free_recipe = next(r for r, h in enumerate(eng.recipe_holder) if h == -1)
+
+    def offer():
+        eng.offers = [free_recipe, -1, -1]
+
+    def upgrade():
+        eng.ing_unlocked[held[0]] += 1
+
+    def new_card():
+        eng.ing_holder[free], eng.ing_level[free], eng.ing_unlocked[free] = 2, 1, 2
+
+    def new_recipe():
+        eng.recipe_holder[free_recipe] = 1
+
+    changes = [
+        lambda: eng.ing_holder.__setitem__(held[0], (eng.ing_holder[held[0]] + 1) % 3),  # a card changes hands
+        upgrade, new_card, new_recipe, offer,
+        lambda: eng.character.__setitem__(0, next(c for c in range(6) if c not in eng.character)),
+        lambda: eng.goal_cubes.__setitem__(1, False),
+        lambda: eng.events_gone.append(3),
+        lambda: setattr(eng, "offers", []),
+    ]
+    for mutate in changes:
+        before = env.observe("chef_2")["observation"]
+        mutate()
+        eng.invalidate_masks()
+        assert not np.array_equal(before, env.observe("chef_2")["observation"])
+        _assert_matches_reference(env, ref)
+        _assert_masks_agree_with_the_rules(eng)
+
+
+def test_first_action_of_a_tick_is_checked_against_the_masks_later_ones_against_the_rules():
+    """``conflict`` uses the cached mask while no action has changed the state this tick, then the rule
+    check: a die taken by the first chef is gone for the second (see also test_kitchen's blocked tests)."""
+    env = wok_star_v0.parallel_env(players=3, setup="auto")
+    env.reset(seed=0)
+    eng = env.unwrapped.engine
+    open_table(eng, dice={0: [1, 2], 1: [3, 4], 2: [5]})
+    t = eng.actions
+    take_5_from_2 = t.index("take", chef=2, pip=5)      # chef_0: chef_2 is 2 seats on
+    take_5_from_2_by_1 = t.index("take", chef=1, pip=5)  # chef_1: chef_2 is the next seat
+    blocked = set()
+    for k in range(8):
+        e = eng.clone()
+        e.rng = np.random.default_rng(k)  # the resolution order
+        e.cubes = [1, 1, 1]
+        e.invalidate_masks()
+        assert e.action_mask("chef_0")[take_5_from_2] and e.action_mask("chef_1")[take_5_from_2_by_1]
+        res = e.step({"chef_0": take_5_from_2, "chef_1": take_5_from_2_by_1, "chef_2": 0})
+        assert len(res.blocked) == 1 and "pre-empted" in next(iter(res.blocked.values()))
+        blocked |= set(res.blocked)
+        assert sum(e.cubes) == 3 and e.cubes[2] == 2
+    assert blocked == {"chef_0", "chef_1"}  # the seeded order decides who comes second
