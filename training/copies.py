@@ -7,6 +7,11 @@ one action per slot, asks the other seats' policies for theirs (frozen
 snapshots batched per snapshot), steps every copy, and returns per slot the
 encoded observation, reward, done flag, info and action mask, resetting
 finished copies as SB3 expects (``terminal_observation`` in the info).
+
+The copies are one :class:`envs.vector.BatchedEnv`: it steps them, stacks
+their observations and masks into ``(copies, seats, ...)`` arrays (from which
+the learner slots are gathered and normalised in one vectorised operation)
+and auto-resets finished games (continuing each game's own generator).
 """
 
 from __future__ import annotations
@@ -17,6 +22,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.policy import Policy
+from envs.vector import BatchedEnv
 
 from training.actor import NumpyActor
 from training.envspec import EnvSpec
@@ -64,8 +70,9 @@ def win_share(outcome: dict, agent: str, cooperative: bool) -> float:
 
 
 class _Copy:
-    def __init__(self, index: int, env):
-        self.index = index
+    def __init__(self, index: int, row: int, env):
+        self.index = index  # the copy's number in the whole bridge (seeds derive from it)
+        self.row = row  # its row in this group's batch
         self.env = env
         self.rng = np.random.default_rng([0, index])
         self.episode = -1
@@ -80,10 +87,14 @@ class CopyGroup:
 
     def __init__(self, settings: BridgeSettings, copy_indices: list[int]):
         self.settings = settings
-        self.copies = [_Copy(i, settings.env_spec.make()) for i in copy_indices]
+        spec = settings.env_spec
+        self.batch = BatchedEnv(spec.env_id, len(copy_indices), env_fn=spec.make)
+        self.copies = [_Copy(i, row, env) for row, (i, env) in enumerate(zip(copy_indices, self.batch.envs))]
         env0 = self.copies[0].env
         self.agents = list(env0.possible_agents)
         self.encoder = SeatEncoder.for_env(env0, settings.normalize)
+        self._obs = np.zeros((len(self.copies), len(self.agents), self.encoder.obs_dim), dtype=np.float32)
+        self._masks = np.zeros((len(self.copies), len(self.agents), self.encoder.n_actions), dtype=np.int8)
         self.k = min(settings.seating.learners, len(self.agents))
         self.n_slots = len(self.copies) * self.k
         self.pool: list[ActorPolicy] = []
@@ -118,7 +129,8 @@ class CopyGroup:
         pol.reset(seed)
         return getattr(pol, "name", key) if key.startswith("checkpoint") else key, pol
 
-    def _start_episode(self, c: _Copy, seed: int | None) -> None:
+    def _seed_copy(self, c: _Copy, seed: int | None) -> int | None:
+        """Seed the copy's own generator; returns the seed its env resets with."""
         if seed is not None:
             c.rng = np.random.default_rng([seed, 0x5EA7])
             c.seeded = True
@@ -126,9 +138,11 @@ class CopyGroup:
             seed = self.settings.seed * 100_003 + c.index
             c.rng = np.random.default_rng([seed, 0x5EA7])
             c.seeded = True
+        return seed
+
+    def _begin_episode(self, c: _Copy) -> None:
+        """Draw the new game's learner seats and other players (its env was just reset)."""
         c.episode += 1
-        obs, _ = c.env.reset(seed=seed)
-        c.obs = obs
         rule = self.settings.seating
         c.learners = rule.learner_seats(self.agents, c.index, c.episode, c.rng)
         c.others = {}
@@ -138,32 +152,47 @@ class CopyGroup:
 
     def reset(self, seeds: list[int | None] | None = None):
         seeds = seeds or [None] * len(self.copies)
+        env_seeds = []
         for c, s in zip(self.copies, seeds):
             c.episode = -1 if s is not None else c.episode
-            self._start_episode(c, s)
+            env_seeds.append(self._seed_copy(c, s))
+        obs, masks, _ = self.batch.reset(env_seeds)
+        self._set_arrays(obs, masks)
+        for c in self.copies:
+            self._begin_episode(c)
         return self._slot_obs(), self._slot_masks()
+
+    def _set_arrays(self, obs: np.ndarray, masks: np.ndarray) -> None:
+        """Keep the batch's stacked arrays; per copy, the PettingZoo-style
+        observation dicts of its live seats (views), for scripted policies."""
+        self._obs, self._masks = obs, masks
+        alive = self.batch.alive
+        for c in self.copies:
+            r = c.row
+            c.obs = {a: {"observation": obs[r, p], "action_mask": masks[r, p]}
+                     for p, a in enumerate(self.agents) if alive[r, p]}
+
+    def _slot_index(self) -> tuple[np.ndarray, np.ndarray]:
+        rows = [c.row for c in self.copies for _ in c.learners]
+        seats = [self.encoder.seat_of[a] for c in self.copies for a in c.learners]
+        return np.asarray(rows, dtype=np.intp), np.asarray(seats, dtype=np.intp)
 
     # ------------------------------------------------------------------ observations
     def _encode(self, c: _Copy, agent: str) -> np.ndarray:
         return self.encoder.encode(c.obs[agent]["observation"], self.encoder.seat_of[agent])
 
     def _slot_obs(self) -> np.ndarray:
-        out = np.empty((self.n_slots, self.encoder.size), dtype=np.float32)
-        i = 0
-        for c in self.copies:
-            for a in c.learners:
-                out[i] = self._encode(c, a)
-                i += 1
-        return out
+        """Every learner slot's policy vector, gathered and encoded at once
+        (the same float32 operations as :meth:`SeatEncoder.encode`)."""
+        rows, seats = self._slot_index()
+        enc = self.encoder
+        x = (self._obs[rows, seats] - enc.offset) * enc.scale
+        return np.concatenate([x, enc._eye[seats]], axis=1).astype(np.float32, copy=False)
 
     def _slot_masks(self) -> np.ndarray:
-        out = np.empty((self.n_slots, self.encoder.n_actions), dtype=bool)
-        i = 0
-        for c in self.copies:
-            live = set(c.env.agents)
-            for a in c.learners:
-                out[i] = c.obs[a]["action_mask"].astype(bool) if a in live else self._noop_mask
-                i += 1
+        rows, seats = self._slot_index()
+        out = self._masks[rows, seats].astype(bool)
+        out[~self.batch.alive[rows, seats]] = self._noop_mask
         return out
 
     def describe(self) -> list[dict]:
@@ -197,33 +226,40 @@ class CopyGroup:
         if actions.shape[0] != self.n_slots:
             raise ValueError(f"expected {self.n_slots} actions (one per slot), got {actions.shape[0]}")
         joints = self._other_actions()
+        seat_of = self.encoder.seat_of
+        alive = self.batch.alive.copy()  # the seats acting in this step
+        joint = np.zeros((len(self.copies), len(self.agents)), dtype=np.int64)
+        i = 0
+        for ci, c in enumerate(self.copies):
+            for a, act in joints[ci].items():
+                joint[ci, seat_of[a]] = act
+            for j, a in enumerate(c.learners):
+                if alive[ci, seat_of[a]]:
+                    joint[ci, seat_of[a]] = int(actions[i + j])
+            i += self.k
+        obs, masks, rew, term, _, game_infos = self.batch.step(joint)
+        self._set_arrays(obs, masks)
         rewards = np.zeros(self.n_slots, dtype=np.float32)
         dones = np.zeros(self.n_slots, dtype=bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.n_slots)]
         rr = self.settings.reward
         i = 0
         for ci, c in enumerate(self.copies):
-            live = c.env.agents
-            joint = joints[ci]
-            for j, a in enumerate(c.learners):
-                if a in live:
-                    joint[a] = int(actions[i + j])
-            obs, rew, term, trunc, _ = c.env.step(joint)
-            c.obs.update(obs)
-            team = float(np.mean(list(rew.values()))) if rew else 0.0
-            over = not c.env.agents
-            terminated = over and any(term.values())
+            team = float(np.mean(rew[ci][alive[ci]])) if alive[ci].any() else 0.0
+            game = game_infos[ci]
+            over = "final_observation" in game  # the batch has already dealt the next game
+            terminated = over and bool(term[ci].any())
             if over:
-                outcome = c.env.engine.outcome()
+                outcome = game["outcome"]
             for j, a in enumerate(c.learners):
-                r = (team if rr.mode == "team" else float(rew.get(a, 0.0))) * rr.scale
+                r = (team if rr.mode == "team" else float(rew[ci, seat_of[a]])) * rr.scale
                 if over:
                     share = win_share(outcome, a, self.settings.cooperative)
                     if terminated:
                         r += rr.win_bonus * share - (rr.loss_penalty if share == 0.0 else 0.0)
                     dones[i + j] = True
                     infos[i + j] = {
-                        "terminal_observation": self._encode(c, a),
+                        "terminal_observation": self.encoder.encode(game["final_observation"][seat_of[a]], seat_of[a]),
                         "TimeLimit.truncated": not terminated,
                         "seat": a,
                         "learner_index": j,
@@ -234,7 +270,7 @@ class CopyGroup:
                     }
                 rewards[i + j] = r
             if over:
-                self._start_episode(c, None)
+                self._begin_episode(c)
             i += self.k
         return self._slot_obs(), rewards, dones, infos, self._slot_masks()
 
@@ -285,8 +321,7 @@ class CopyGroup:
         return pol
 
     def close(self) -> None:
-        for c in self.copies:
-            c.env.close()
+        self.batch.close()
 
 
 def _sample(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator, deterministic: bool) -> int:

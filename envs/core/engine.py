@@ -148,6 +148,8 @@ class GameEngine(ABC):
 
     # ------------------------------------------------------------------ stepping
     def check_action_type(self, agent: str, action: Any) -> int:
+        if type(action) is int and 0 <= action < self.actions.n:  # the common case, fast
+            return action
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (numbers.Integral, np.integer)):
             if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
                 action = int(action)
@@ -171,26 +173,32 @@ class GameEngine(ABC):
         if self.done:
             raise IllegalActionError("-", "-", "-", "the game is over; start a new one")
         live = self.live_agents()
-        unknown = [a for a in joint if a not in self.agents]
-        if unknown:
-            raise IllegalActionError(str(unknown[0]), joint[unknown[0]], "?", f"no such agent; agents are {list(self.agents)}")
-        missing = [a for a in live if a not in joint]
-        if missing:
-            raise IllegalActionError(
-                missing[0], None, "-", f"every live agent must submit an action each tick (missing: {missing}); use {NOOP} (noop) to wait"
-            )
+        if len(joint) != len(live) or not all(a in joint for a in live):  # else: exactly the live agents
+            unknown = [a for a in joint if a not in self.agents]
+            if unknown:
+                raise IllegalActionError(str(unknown[0]), joint[unknown[0]], "?", f"no such agent; agents are {list(self.agents)}")
+            missing = [a for a in live if a not in joint]
+            if missing:
+                raise IllegalActionError(
+                    missing[0], None, "-",
+                    f"every live agent must submit an action each tick (missing: {missing}); use {NOOP} (noop) to wait"
+                )
         clean: dict[str, int] = {}
         replaced: dict[str, str] = {}
+        n = self.actions.n
         for agent in live:
             raw = joint[agent]
-            try:
-                a = self.check_action_type(agent, raw)
-            except IllegalActionError:
-                if illegal_action == "noop":
-                    replaced[agent] = f"action {raw!r} is not an integer in 0..{self.actions.n - 1}"
-                    clean[agent] = NOOP
-                    continue
-                raise
+            if type(raw) is int and 0 <= raw < n:  # the common case, without the checks' overhead
+                a = raw
+            else:
+                try:
+                    a = self.check_action_type(agent, raw)
+                except IllegalActionError:
+                    if illegal_action == "noop":
+                        replaced[agent] = f"action {raw!r} is not an integer in 0..{self.actions.n - 1}"
+                        clean[agent] = NOOP
+                        continue
+                    raise
             if a != NOOP and not self.action_mask(agent)[a]:
                 reason = self.why_illegal(agent, a)
                 if illegal_action == "noop":

@@ -163,6 +163,7 @@ class ActionTable:
         self._by_name: dict[str, ActionGroup] = {}
         self._decoded: list[tuple[str, dict]] = []
         self._index: dict[tuple, int] = {}
+        self._names: list[str] = []  # name of every index, built as groups are added
         self.add("noop", noop_doc)
 
     @property
@@ -185,6 +186,7 @@ class ActionTable:
             p = dict(zip(keys, combo))
             self._index[(name, combo)] = len(self._decoded)
             self._decoded.append((name, p))
+            self._names.append(name + "(" + ", ".join(f"{k}={v!r}" for k, v in p.items()) + ")" if p else name)
         group = ActionGroup(name, doc, items, start, self.n - start)
         self.groups.append(group)
         self._by_name[name] = group
@@ -213,12 +215,10 @@ class ActionTable:
 
     def name(self, index: int) -> str:
         """A readable name such as ``prepare(ingredient='rice', method=1)``."""
-        if not (0 <= int(index) < self.n):
+        i = int(index)
+        if not 0 <= i < len(self._names):
             return f"<out of range: valid indices are 0..{self.n - 1}>"
-        g, p = self._decoded[int(index)]
-        if not p:
-            return g
-        return g + "(" + ", ".join(f"{k}={v!r}" for k, v in p.items()) + ")"
+        return self._names[i]
 
     def names(self, indices: Iterable[int]) -> list[str]:
         return [self.name(i) for i in indices]

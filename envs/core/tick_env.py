@@ -143,29 +143,37 @@ class TickParallelEnv(ParallelEnv):
         if not self.agents:
             raise RuntimeError(f"{self.metadata['name']}: the episode is over; call reset()")
         engine = self.engine
-        acting = list(self.agents)
+        acting = self.agents
         joint, replaced = engine.validate(actions, self.illegal_action)
         result = engine.step_validated(joint)
         self._last_result = result
         terminated = engine.done
         truncated = (not terminated) and engine.tick >= self.max_ticks
-        obs = {a: self._observe(a) for a in acting}
-        rewards = {a: float(result.rewards.get(a, 0.0)) for a in acting}
-        terms = {a: terminated for a in acting}
-        truncs = {a: truncated for a in acting}
+        observe, mask = self.encoder.observe, engine.action_mask
+        obs = {a: {"observation": observe(engine, a), "action_mask": mask(a).copy()} for a in acting}
+        rew = result.rewards
+        rewards = {a: float(rew.get(a, 0.0)) for a in acting}
+        terms = dict.fromkeys(acting, terminated)
+        truncs = dict.fromkeys(acting, truncated)
+        names = self.action_table._names
+        blocked, extra = result.blocked, result.info
+        tick = engine.tick
+        over = terminated or truncated
         infos = {}
         for a in acting:
+            act = joint[a]
             info = {
-                "tick": engine.tick,
-                "action": joint[a],
-                "action_name": self.action_table.name(joint[a]),
-                "blocked": a in result.blocked,
-                "blocked_reason": result.blocked.get(a, ""),
+                "tick": tick,
+                "action": act,
+                "action_name": names[act],
+                "blocked": a in blocked,
+                "blocked_reason": blocked.get(a, ""),
                 "illegal_replaced": a in replaced,
                 "illegal_reason": replaced.get(a, ""),
             }
-            info.update(result.info.get(a, {}))
-            if terminated or truncated:
+            if a in extra:
+                info.update(extra[a])
+            if over:
                 info["outcome"] = engine.outcome()
             infos[a] = info
         self.agents = [] if (terminated or truncated) else engine.live_agents()

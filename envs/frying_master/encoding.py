@@ -19,8 +19,7 @@ from envs.core.encoding import Encoder
 from envs.core.tables import Field, ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog, catalog
 from envs.frying_master.engine import PHASES, FryingMasterEngine, countdown_ticks, table_spatulas
-from envs.frying_master.scoring import category_counts, evaluate, missing
-from envs.frying_master.view import PublicView
+from envs.frying_master.public_obs import PublicObservationBuffer
 
 #: Where a plate can be, for the global state.
 PLATE_LOCATIONS = ("pile_A", "pile_B", "set_aside", "given_up", "held", "completed")
@@ -121,105 +120,47 @@ class FryingMasterEncoder(Encoder):
                 block = idx[s].reshape(n, -1)
                 idx[s] = np.roll(block, -i, axis=0).reshape(-1)
             self.perm.append(idx)
-        self._cache_key = None
-        self._base = None
+        self._seat_of = {a: i for i, a in enumerate(FryingMasterEngine.agent_ids(config))}
+        self._choice_at = self.layout.slices["my_choice_turn"].start
+        self._public = PublicObservationBuffer(self.layout, cat, n, S, self.fronts, PHASES)
+        self._cache_key = None   # (id, uid, version) of the engine state the buffer shows
+        self._engine_key = None  # (id, uid) of the engine the buffer was last written for
+        self._chooser = None
 
     # ------------------------------------------------------------------ public part
-    def _absolute(self, engine: FryingMasterEngine, view: PublicView) -> np.ndarray:
-        """The observation from chef_0's seat (before per-agent rotation)."""
+    def _absolute(self, engine: FryingMasterEngine) -> np.ndarray:
+        """The observation from chef_0's seat (before per-agent rotation).
+
+        Computed once per engine state (keyed on the engine's identity and
+        state version) from ``engine.public_view``, by updating the blocks
+        of :class:`PublicObservationBuffer` that changed. The returned array
+        is the buffer's own: read it, never return or mutate it.
+        """
         key = (id(engine), engine._uid, engine._version)
-        if key == self._cache_key:
-            return self._base
-        cat, lay, n, S = self.cat, self.layout, self.n, self.S
-        F, C, T = len(cat.foods), len(cat.categories), len(PLATE_TYPES)
-        mode = cat.modes[view.mode]
-        casual = mode.kind == "casual"
-        v = lay.zeros()
-        phase = np.zeros(len(PHASES), dtype=np.float32)
-        phase[PHASES.index(view.phase)] = 1
-        lay.set(v, "phase", phase)
-        m = np.zeros(len(cat.modes), dtype=np.float32)
-        m[view.mode] = 1
-        lay.set(v, "mode", m)
-        lay.set(v, "round_no", view.round_no)
-        lay.set(v, "play_tick", view.play_tick)
-        lay.set(v, "countdown_left", view.countdown_left)
-        lay.set(v, "orders_to_end", view.orders_to_end)
-        lay.set(v, "table_face_up", view.table_up)
-        lay.set(v, "table_face_down", view.table_down)
-        lay.set(v, "pile_size", view.pile_sizes)
-        hints = np.zeros((2, C), dtype=np.float32)
-        tops = np.zeros((2, self.fronts.shape[1]), dtype=np.float32)
-        for p in (0, 1):
-            if view.pile_hints[p] is not None:
-                hints[p] = view.pile_hints[p]
-            if view.pile_fronts[p] is not None:
-                tops[p] = self.fronts[view.pile_fronts[p]]
-        lay.set(v, "pile_top_hint", hints)
-        lay.set(v, "pile_top_front", tops)
-        has = np.zeros(n, dtype=np.float32)
-        front = np.zeros((n, self.fronts.shape[1]), dtype=np.float32)
-        cards = np.zeros((n, F), dtype=np.float32)
-        value = np.zeros(n, dtype=np.float32)
-        fixable = np.zeros(n, dtype=np.float32)
-        miss = np.zeros(n, dtype=np.float32)
-        load = np.zeros((n, S, F), dtype=np.float32)
-        busy = np.zeros((n, S), dtype=np.float32)
-        in_play = np.zeros((n, S), dtype=np.float32)
-        done = np.zeros(n, dtype=np.float32)
-        dscore = np.zeros(n, dtype=np.float32)
-        dcards = np.zeros((n, C), dtype=np.float32)
-        dtypes = np.zeros((n, T), dtype=np.float32)
-        finished = np.zeros(n, dtype=np.float32)
-        gold = np.zeros(n, dtype=np.float32)
-        last = np.zeros(n, dtype=np.float32)
-        for i, seat in enumerate(view.seats):
-            cards[i] = seat.plate_cards
-            if seat.plate is not None:
-                plate = cat.plates[seat.plate]
-                has[i] = 1
-                front[i] = self.fronts[seat.plate]
-                value[i] = evaluate(plate, seat.plate_cards, self.cat_of, casual).score
-                need = missing(plate, seat.plate_cards, self.cat_of, casual)
-                if need is not None:
-                    fixable[i] = 1
-                    miss[i] = sum(need[0]) + sum(need[1])
-            for s, ld in enumerate(seat.loads):
-                for f in ld:
-                    load[i, s, f] += 1
-            busy[i] = seat.busy
-            in_play[i, :seat.spatulas] = 1
-            done[i] = len(seat.completed)
-            for p, c in seat.completed:
-                sc = evaluate(cat.plates[p], c, self.cat_of, casual)
-                if sc.valid:
-                    dscore[i] += sc.score
-                    dcards[i] += category_counts(c, self.cat_of, C)
-                    dtypes[i, cat.plates[p].type] += 1
-            finished[i] = seat.finished
-            gold[i] = min(seat.gold, cat.gold_to_win)
-            last[i] = seat.last_round_total
-        for name, arr in (("has_plate", has), ("plate_front", front), ("plate_cards", cards), ("plate_value", value),
-                          ("plate_fixable", fixable), ("plate_missing", miss), ("spatula_load", load),
-                          ("spatula_busy", busy), ("spatula_in_play", in_play), ("completed_orders", done),
-                          ("completed_score", dscore), ("completed_cards", dcards), ("completed_types", dtypes),
-                          ("finished", finished), ("gold", gold), ("last_round_total", last)):
-            lay.set(v, name, arr)
-        self._cache_key, self._base = key, v
-        return v
+        if key != self._cache_key:
+            view = engine.public_view(engine.agents[0])
+            if key[:2] != self._engine_key:
+                self._public.reset()
+                self._engine_key = key[:2]
+            self._public.update(view)
+            self._chooser = view.chooser
+            self._cache_key = key
+        return self._public.vec
 
     def observe(self, engine: FryingMasterEngine, agent: str) -> np.ndarray:
-        view = engine.public_view(agent)
-        base = self._absolute(engine, view)
-        i = view.agents.index(agent)
-        out = base[self.perm[i]]
-        out[self.layout.slices["my_choice_turn"]] = 1.0 if view.chooser == agent else 0.0
+        i = self._seat_of.get(agent)
+        if i is None:
+            engine.public_view(agent)  # raises KeyError naming the agents
+            raise KeyError(agent)
+        base = self._absolute(engine)
+        out = base.copy() if i == 0 else base[self.perm[i]]
+        out[self._choice_at] = 1.0 if self._chooser == agent else 0.0
         return out
 
     # ------------------------------------------------------------------ global state
     def global_state(self, engine: FryingMasterEngine) -> np.ndarray:
         view = engine.public_view(engine.agents[0])
-        base = self._absolute(engine, view)
+        base = self._absolute(engine)
         lay = self.state_layout
         v = lay.zeros()
         v[: base.size] = base

@@ -37,9 +37,10 @@ from envs.core.engine import StepResult, TickEngine
 from envs.core.tables import ActionTable
 from envs.frying_master.actions import PILES, action_index, build_action_table
 from envs.frying_master.cards import catalog
+from envs.frying_master.legality import compute_masks, is_legal, mask_plan
 from envs.frying_master.scoring import score_round
 from envs.frying_master.table import Table
-from envs.frying_master.view import PublicView, SeatView
+from envs.frying_master.view import PublicView, SeatView, view_of
 
 PHASES = ("choose", "play", "countdown", "over")
 _UIDS = itertools.count()
@@ -79,6 +80,13 @@ class FryingMasterEngine(TickEngine):
         self._views: dict[str, PublicView] = {}
         self._views_version = -1
         self.n = len(self.agents)
+        self.seat_of = {a: i for i, a in enumerate(self.agents)}
+        # Per seat: a revision bumped whenever that chef's public values may have changed (see _touch),
+        # and the (revision, source values, SeatView) last built for it.
+        self._seat_rev = [0] * self.n
+        self._seat_views: list[tuple[int, tuple, SeatView] | None] = [None] * self.n
+        self._tops: tuple | None = None  # (the piles' top plates, mode) when _top_faces was computed
+        self._top_faces: tuple = ((None, None), (None, None))  # (pile_hints, pile_fronts) seen then
         self.cat_of = tuple(f.category for f in self.cat.foods)
         self.n_foods = len(self.cat.foods)
         self.n_cats = len(self.cat.categories)
@@ -90,6 +98,8 @@ class FryingMasterEngine(TickEngine):
         self.capacity = self.cat.spatula_capacity
         self.ticks_of = self.cat.action_ticks
         self.table = Table(self.cat_of, self.n_cats)
+        self.n_actions = self.actions.n
+        self._mask_plan = mask_plan(self)
 
     def _setup(self) -> None:
         self.gold = {a: 0 for a in self.agents}
@@ -135,12 +145,14 @@ class FryingMasterEngine(TickEngine):
         self.finishers: list[str] = []
         two = self.config.get("teppanyaki") or cat.modes[self.mode].kind == "teppanyaki"
         self.spatulas = 2 if two else 1
+        self._touch_all()
 
     def _end_round(self, result: StepResult, why: str) -> None:
         discarded = {a: sum(len(load) for load in self.loads[a]) for a in self.agents}
         for a in self.agents:
             self.loads[a] = [[] for _ in range(self.S)]
             self.busy[a] = [0] * self.S
+        self._touch_all()
         res = score_round(self.cat, self.cat.modes[self.mode], {a: self.completed[a] for a in self.agents})
         res.update({"round": self.round_no, "ended_by": why, "discarded_from_spatulas": discarded})
         self.history.append(res)
@@ -179,49 +191,21 @@ class FryingMasterEngine(TickEngine):
 
     # ------------------------------------------------------------------ legality
     def _compute_mask(self, agent: str) -> np.ndarray:
-        m = self.actions.mask()
-        m[0] = 1
-        ix = self.ix
-        if self.phase == "choose":
-            if agent == self.choose_queue[0]:
-                for p in (0, 1):
-                    if self.piles[p]:
-                        m[ix.draw[p]] = 1
-                        m[0] = 0  # the chooser must choose (a noop takes the default pile)
-            return m
-        if self.phase not in ("play", "countdown") or agent in self.finishers:
-            return m
-        plate = self.plates[agent]
-        if plate is None:
-            for p in (0, 1):
-                if self.piles[p]:
-                    m[ix.draw[p]] = 1
-        else:
-            m[ix.give_up] = 1
-            if any(self.plate_cards[agent]):
-                m[ix.serve] = 1
-        table = self.table
-        up = table.up
-        any_card = table.total() > 0
-        for s in range(self.spatulas):
-            if self.busy[agent][s]:
-                continue
-            load = self.loads[agent][s]
-            for c in range(self.n_cats):
-                if table.down[c]:
-                    m[ix.flip[s][c]] = 1
-            if any_card:
-                m[ix.stir[s]] = 1
-            if len(load) < self.capacity:
-                lift = ix.lift[s]
-                for f in range(self.n_foods):
-                    if up[f]:
-                        m[lift[f]] = 1
-            if load:
-                m[ix.tip[s]] = 1
-                if plate is not None:
-                    m[ix.unload[s]] = 1
-        return m
+        """``agent``'s mask; every other chef's is built in the same pass and
+        stored in the core's mask cache (which is emptied on every state change)."""
+        masks = compute_masks(self, self.agents)
+        self._mask_cache.update(masks)
+        return masks[agent]
+
+    def conflict(self, agent: str, action: int) -> str | None:
+        """Re-check one action when its turn in the resolution order comes
+        (:func:`~envs.frying_master.legality.is_legal`: the mask entry, without the mask)."""
+        if action == 0 or self.done:
+            return super().conflict(agent, action)
+        kind, s, p = self.ix.decoded[action]
+        if is_legal(self, agent, kind, s, p):
+            return None
+        return "pre-empted by another player this tick: " + self.why_illegal(agent, action)
 
     def why_illegal(self, agent: str, action: int) -> str:
         kind, s, p = self.ix.decoded[action]
@@ -268,11 +252,24 @@ class FryingMasterEngine(TickEngine):
 
     # ------------------------------------------------------------------ stepping
     def _bump(self) -> None:
+        """The state changed: views, observations and masks of the old version are stale."""
         self._version += 1
 
+    def _touch(self, agent: str) -> None:
+        """``agent``'s own public values (plate, food, spatulas, completed orders,
+        ...) may have changed: its :class:`SeatView` is rebuilt at the next view."""
+        self._seat_rev[self.seat_of[agent]] += 1
+
+    def _touch_all(self) -> None:
+        for i in range(self.n):
+            self._seat_rev[i] += 1
+
     def invalidate_masks(self) -> None:
+        """Call after any state change made outside ``step`` (masks, views
+        and observations of every seat are rebuilt)."""
         super().invalidate_masks()
         self._bump()
+        self._touch_all()
 
     def _resolve(self, joint: dict[str, int]) -> StepResult:
         self._bump()
@@ -282,6 +279,7 @@ class FryingMasterEngine(TickEngine):
 
     def apply(self, agent: str, action: int, result: StepResult) -> None:
         self._bump()
+        self._seat_rev[self.seat_of[agent]] += 1  # _touch(agent), inlined
         kind, s, p = self.ix.decoded[action]
         cat = self.cat
         rng = self.rng
@@ -332,16 +330,19 @@ class FryingMasterEngine(TickEngine):
 
     def end_tick(self, joint: dict[str, int], result: StepResult) -> None:
         self._bump()
-        for a in self.agents:
+        rev = self._seat_rev
+        for i, a in enumerate(self.agents):
             b = self.busy[a]
             for s in range(self.S):
                 if b[s]:
                     b[s] -= 1
+                    rev[i] += 1
         if self.phase == "choose":
             chooser = self.choose_queue.pop(0)
             if self.plates[chooser] is None:  # hesitated: takes the default pile
                 p = 0 if self.piles[0] else 1
                 self.plates[chooser] = self.piles[p].draw()
+                self._touch(chooser)
                 self._refill_piles()
                 result.events.append(f"{chooser} hesitates and takes pile {PILES[p]}")
             if not self.choose_queue:
@@ -384,49 +385,70 @@ class FryingMasterEngine(TickEngine):
         if v is None:
             if agent not in self.agents:
                 raise KeyError(f"no such agent {agent!r}; agents are {list(self.agents)}")
-            v = self._build_view(agent)
+            other = next(iter(self._views.values()), None)
+            v = self._build_view(agent) if other is None else other.seen_by(agent)
             self._views[agent] = v
         return v
 
     def _build_view(self, agent: str) -> PublicView:
-        preorder = self.cat.modes[self.mode].kind == "preorder"
+        piles = self.piles
+        a_cards, b_cards = piles[0].cards, piles[1].cards
+        tops = (a_cards[-1] if a_cards else None, b_cards[-1] if b_cards else None)
+        if (tops, self.mode) != self._tops:  # the piles' top plates (or the mode) changed
+            plates = self.cat.plates
+            preorder = self.cat.modes[self.mode].kind == "preorder"
+            self._tops = (tops, self.mode)
+            self._top_faces = (tuple([None if t is None else plates[t].hint for t in tops]),
+                               tops if preorder else (None, None))
+        hints, fronts = self._top_faces
+        seat_view = self._seat_view
+        phase = self.phase
+        return view_of(PublicView, {
+            "me": agent,
+            "agents": self.agents,
+            "phase": phase,
+            "chooser": self.choose_queue[0] if phase == "choose" else None,
+            "round_no": self.round_no,
+            "mode": self.mode,
+            "play_tick": self.play_tick,
+            "round_ticks": self.round_ticks,
+            "countdown_left": self.countdown_left,
+            "countdown_ticks": self.countdown_ticks,
+            "orders_to_end": self.orders_to_end,
+            "table_up": tuple(self.table.up),
+            "table_down": tuple(map(len, self.table.down)),
+            "pile_sizes": (len(a_cards), len(b_cards)),
+            "pile_hints": hints,
+            "pile_fronts": fronts,
+            "discarded": tuple(self.discard),
+            "seats": tuple([seat_view(i, a) for i, a in enumerate(self.agents)]),
+        })
+
+    def _seat_view(self, i: int, a: str) -> SeatView:
+        """Seat ``i`` (chef ``a``) as everyone sees it.
+
+        Rebuilt only when the seat's revision moved (:meth:`_touch`); and if
+        its values came out the same as before (a flip or stir leaves the
+        chef's seat as it was once the tick ends) the old view object is kept,
+        which the encoder skips at once.
+        """
+        hit = self._seat_views[i]
+        rev = self._seat_rev[i]
+        if hit is not None and hit[0] == rev:
+            return hit[2]
         last = self.history[-1]["total"] if self.history else {}
-        seats = tuple(
-            SeatView(
-                agent=a,
-                plate=self.plates[a],
-                plate_cards=tuple(self.plate_cards[a]),
-                loads=tuple(tuple(load) for load in self.loads[a]),
-                busy=tuple(self.busy[a]),
-                spatulas=self.spatulas,
-                completed=tuple((p, tuple(c)) for p, c in self.completed[a]),
-                gold=self.gold[a],
-                finished=a in self.finishers,
-                last_round_total=int(last.get(a, 0)),
-            )
-            for a in self.agents
-        )
-        tops = [pile.peek() if pile else None for pile in self.piles]
-        return PublicView(
-            me=agent,
-            agents=self.agents,
-            phase=self.phase,
-            chooser=self.choose_queue[0] if self.phase == "choose" else None,
-            round_no=self.round_no,
-            mode=self.mode,
-            play_tick=self.play_tick,
-            round_ticks=self.round_ticks,
-            countdown_left=self.countdown_left,
-            countdown_ticks=self.countdown_ticks,
-            orders_to_end=self.orders_to_end,
-            table_up=tuple(self.table.up),
-            table_down=tuple(len(d) for d in self.table.down),
-            pile_sizes=(len(self.piles[0]), len(self.piles[1])),
-            pile_hints=tuple(None if t is None else self.cat.plates[t].hint for t in tops),
-            pile_fronts=tuple(t if preorder else None for t in tops),
-            discarded=tuple(self.discard),
-            seats=seats,
-        )
+        values = (self.plates[a], tuple(self.plate_cards[a]), tuple([tuple(load) for load in self.loads[a]]),
+                  tuple(self.busy[a]), self.spatulas, tuple([(p, tuple(c)) for p, c in self.completed[a]]),
+                  self.gold[a], a in self.finishers, int(last.get(a, 0)))
+        if hit is not None and hit[1] == values:
+            seat = hit[2]
+        else:
+            plate, cards, loads, busy, sp, completed, gold, finished, last_total = values
+            seat = view_of(SeatView, {"agent": a, "plate": plate, "plate_cards": cards, "loads": loads, "busy": busy,
+                                      "spatulas": sp, "completed": completed, "gold": gold, "finished": finished,
+                                      "last_round_total": last_total})
+        self._seat_views[i] = (rev, values, seat)
+        return seat
 
     # ------------------------------------------------------------------ snapshots
     def state_dict(self) -> dict:
@@ -504,6 +526,8 @@ class FryingMasterEngine(TickEngine):
             raise ValueError("finishers/winners name an unknown agent")
         self.gold = {a: int(state["gold"][a]) for a in agents}
         self.history = list(state["history"])
+        self._bump()
+        self._touch_all()
 
     def _counts(self, counts) -> list[int]:
         out = [int(k) for k in counts]

@@ -98,30 +98,29 @@ class Table:
         total = n_up + self.n_down()
         if total == 0:
             return []
-        picks = rng.choice(total, size=min(k, total), replace=False)
-        taken_up: list[tuple[int, int]] = []  # (order, food)
-        taken_down: dict[int, list[tuple[int, int]]] = {}
-        for order, idx in enumerate(int(i) for i in picks):
+        picks = rng.choice(total, size=min(k, total), replace=False).tolist()
+        up, down = self.up, self.down
+        stirred: list[tuple[int, int]] = []  # (order, food)
+        taken_down: list[tuple[int, int, int]] = []  # (category, -position, order)
+        for order, idx in enumerate(picks):
             if idx < n_up:
                 f = 0
-                while idx >= self.up[f]:
-                    idx -= self.up[f]
+                while idx >= up[f]:
+                    idx -= up[f]
                     f += 1
-                taken_up.append((order, f))
+                stirred.append((order, f))
             else:
                 idx -= n_up
                 c = 0
-                while idx >= len(self.down[c]):
-                    idx -= len(self.down[c])
+                while idx >= len(down[c]):
+                    idx -= len(down[c])
                     c += 1
-                taken_down.setdefault(c, []).append((order, idx))
-        stirred: list[tuple[int, int]] = []
-        for order, f in taken_up:
-            self.up[f] -= 1
-            stirred.append((order, f))
-        for c in sorted(taken_down):
-            for order, pos in sorted(taken_down[c], key=lambda t: -t[1]):
-                stirred.append((order, self.down[c].pop(pos)))
+                taken_down.append((c, -idx, order))
+        for _, f in stirred:
+            up[f] -= 1
+        # Face-down picks leave their lists from the back of each list forward, so positions stay valid.
+        for c, neg_pos, order in sorted(taken_down):
+            stirred.append((order, down[c].pop(-neg_pos)))
         foods = [f for _, f in sorted(stirred)]
         self.land(foods, rng)
         return foods

@@ -14,6 +14,20 @@ Pre-order Fry), and the generator.
 from __future__ import annotations
 
 from dataclasses import dataclass
+from typing import Any, TypeVar
+
+_T = TypeVar("_T")
+
+
+def view_of(cls: type[_T], values: dict[str, Any]) -> _T:
+    """An instance of the frozen dataclass ``cls`` holding ``values`` (every
+    field, by name; the dict becomes the instance's own, so pass a fresh
+    one), built without the frozen ``__setattr__`` that the generated
+    ``__init__`` goes through once per field (several times slower). Equal
+    to ``cls(**values)``."""
+    obj = object.__new__(cls)
+    object.__setattr__(obj, "__dict__", values)
+    return obj
 
 
 @dataclass(frozen=True)
@@ -28,6 +42,11 @@ class SeatView:
     gold: int
     finished: bool                          # completed the round's orders (counting down)
     last_round_total: int
+
+    @classmethod
+    def of(cls, **values: Any) -> "SeatView":
+        """``SeatView(**values)``, built fast (see :func:`view_of`); give every field."""
+        return view_of(cls, values)
 
 
 @dataclass(frozen=True)
@@ -50,6 +69,17 @@ class PublicView:
     pile_fronts: tuple[int | None, int | None]                          # top plate (Pre-order Fry only)
     discarded: tuple[int, ...]              # plates given up this round (face-up beside the piles)
     seats: tuple[SeatView, ...]             # every player, chef_0 first
+
+    @classmethod
+    def of(cls, **values: Any) -> "PublicView":
+        """``PublicView(**values)``, built fast (see :func:`view_of`); give every field."""
+        return view_of(cls, values)
+
+    def seen_by(self, agent: str) -> "PublicView":
+        """The same table seen by ``agent`` (only ``me`` differs; built fast)."""
+        values = dict(self.__dict__)
+        values["me"] = agent
+        return view_of(PublicView, values)
 
     def seat(self, agent: str) -> SeatView:
         return self.seats[self.agents.index(agent)]

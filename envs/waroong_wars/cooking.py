@@ -81,21 +81,58 @@ def payment_options(eng: "WaroongEngine", seat: int, menu: int) -> tuple[list[bo
 
 
 def fill_cook_mask(eng: "WaroongEngine", seat: int, mask) -> bool:
-    """Set the legal cook actions of ``seat``; True if any menu can be cooked."""
-    ix = eng.ix
+    """Set the legal cook actions of ``seat`` in ``mask`` (a numpy array or a bytearray, set entry by
+    entry); True if any menu can be cooked.
+
+    The same rule as :func:`payment_options` per slot, with what depends only on the seat (hand,
+    Tukang counts, Go Boy!, supplements in hand) worked out once for all slots (this runs every
+    Cooking step); tests check the mask against the slot-by-slot construction from
+    :func:`payment_options` and against :func:`envs.waroong_wars.legality.illegal_reason`.
+    """
+    h = eng.hands[seat]
+    held = eng.customers[seat]
+    tuk = [held[k] for k in eng.tukang_kinds]
+    go_boy = eng.go_boy[seat]
+    n_main = len(tuk)
+    in_hand = ([k for k in range(len(eng.cat.supplements)) if h[n_main + k] > 0]
+               if eng.token_supply > 0 else None)
+    plain_power = bool(in_hand) and eng.power(seat) == PLAIN_MENU_SUPPLEMENT_POWER
+    display = eng.display
+    cook_base, menu_needs = eng.cook_base, eng.menu_needs
     any_cook = False
     for slot in cookable_slots(eng):
-        menu = eng.display[slot]
+        menu = display[slot]
         if menu == EMPTY:
             continue
-        pay, sup = payment_options(eng, seat, menu)
-        for g, ok in enumerate(pay):
-            if not ok:
-                continue
-            any_cook = True
-            for s, sok in enumerate(sup):
-                if sok:
-                    mask[ix.cook(slot, g, s)] = 1
+        need = 0  # missing cards that no Tukang covers
+        over_cat = -1
+        short = []  # categories missing at least one card
+        for c, r in menu_needs[menu]:
+            miss = r - h[c]
+            if miss > 0:
+                short.append(c)
+                over = miss - tuk[c]
+                if over > 0:
+                    need += over
+                    over_cat = c
+        if need == 0:
+            go_boys = [0] + [c + 1 for c in short] if go_boy else (0,)
+        elif need == 1 and go_boy:
+            go_boys = (over_cat + 1,)
+        else:
+            continue
+        any_cook = True
+        if in_hand:
+            icons = eng.menu_icons[menu]
+            sups = [k + 1 for k in in_hand if k in icons or (plain_power and not icons)]
+        else:
+            sups = ()
+        row = cook_base[slot]
+        for g in go_boys:
+            base = row[g]
+            mask[base] = 1
+            for sup in sups:
+                mask[base + sup] = 1
     return any_cook
 
 

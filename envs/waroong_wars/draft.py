@@ -14,7 +14,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from envs.core.decks import Deck, deal
 from envs.core.engine import StepResult
 
 if TYPE_CHECKING:  # pragma: no cover
@@ -24,14 +23,21 @@ EXTRA_INGREDIENT_POWER = "extra_ingredient"
 
 
 def start_round(eng: "WaroongEngine") -> None:
-    """Shopping step 1: shuffle every ingredient card into a new deck and deal the packs."""
-    deck = Deck(eng.cat.ingredient_deck).shuffle(eng.rng)
-    per_hand = eng.cat.components["cards_dealt_per_player"]
-    packs = deal(deck, eng.n, per_hand)
-    eng.ingredient_deck = deck.to_list()
-    eng.packs = [_counts(p, eng.cat.n_types) for p in packs]
-    eng.hands = [[0] * eng.cat.n_types for _ in range(eng.n)]
-    eng.picked = [False] * eng.n
+    """Shopping step 1: shuffle every ingredient card into a new deck and deal the packs.
+
+    The same shuffle and deal as ``Deck(...).shuffle(rng)`` and :func:`envs.core.decks.deal` (one
+    permutation; one card at a time from the top, the end of the list, to each seat in turn), done on
+    plain lists: card ``r * n + seat`` from the top is the ``r``-th card of ``seat``'s pack."""
+    cards = eng.cat.ingredient_deck
+    cards = [cards[i] for i in eng.rng.permutation(len(cards)).tolist()]
+    n = eng.n
+    dealt = n * eng.cat.components["cards_dealt_per_player"]
+    top = cards[len(cards) - dealt:][::-1]  # top card first
+    n_types = eng.cat.n_types
+    eng.ingredient_deck = cards[:len(cards) - dealt]
+    eng.packs = [_counts(top[seat::n], n_types) for seat in range(n)]
+    eng.hands = [[0] * n_types for _ in range(n)]
+    eng.picked = [False] * n
     eng.pick_no = 0
     eng.phase = "draft"
     eng.turn = eng.first

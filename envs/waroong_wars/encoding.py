@@ -1,7 +1,10 @@
 """Observation and global-state vectors for Waroong Wars.
 
-Observations are built from :func:`envs.waroong_wars.public.build` only, so
-they hold exactly what the player may know. Per-player fields are in
+Observations are defined from :func:`envs.waroong_wars.public.build` only
+(:meth:`WaroongEncoder.encode_view`), so they hold exactly what the player
+may know; ``observe`` computes the same bytes faster with
+:class:`~envs.waroong_wars.observation.ObservationBuilder` (public part once
+per state, the player's own cards per call). Per-player fields are in
 *relative* seat order: row 0 is the observing player, row ``k`` the player
 ``k`` seats to its left (the same convention as the action targets), so one
 policy can play every seat.
@@ -23,6 +26,7 @@ from envs.core.tables import Field, ObservationLayout
 from envs.waroong_wars import public
 from envs.waroong_wars.cards import Catalog, load_catalog
 from envs.waroong_wars.cooking import EMPTY, slots_for
+from envs.waroong_wars.observation import ObservationBuilder
 
 PHASES = ("draft", "cook", "over")
 ABILITIES = ("maling", "perayu")
@@ -154,6 +158,7 @@ class WaroongEncoder(Encoder):
         self._variants = np.array([config["no_memory_chef"], config["plain_mode"], config["character_mode"],
                                    config["constraint_mode"]], dtype=np.float32)
         self._nd, self._nch = nd, nch
+        self.fast = ObservationBuilder(self)
 
     # ------------------------------------------------------------------ shared blocks
     def _display(self, buf: np.ndarray, s: dict, display, constraint: bool) -> None:
@@ -181,10 +186,18 @@ class WaroongEncoder(Encoder):
 
     # ------------------------------------------------------------------ observation
     def observe(self, engine, agent: str) -> np.ndarray:
+        """The observation of ``agent`` (the fast path: equal to :meth:`reference_observe`, see observation.py)."""
+        return self.fast.observe(engine, engine.seat_of[agent])
+
+    def reference_observe(self, engine, agent: str) -> np.ndarray:
+        """The observation by its readable definition: :meth:`encode_view` of the agent's :class:`PublicView`."""
         return self.encode_view(public.build(engine, engine.seat_of[agent]))
 
     def encode_view(self, v: public.PublicView) -> np.ndarray:
-        """The observation vector of a :class:`PublicView` (nothing else is read)."""
+        """The observation vector of a :class:`PublicView` (nothing else is read).
+
+        This is the definition of the observation; :class:`ObservationBuilder` computes the same
+        bytes faster from the engine and a test holds the two equal."""
         buf = self.layout.zeros()
         s = self._o
         n = self.n

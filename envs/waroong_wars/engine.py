@@ -71,6 +71,7 @@ class WaroongEngine(TickEngine):
         self.cat = load_catalog()
         self.n = len(self.agents)
         self.ix = action_index(self.n)
+        self.n_actions = self.ix.table.n
         self.seat_of = {a: i for i, a in enumerate(self.agents)}
         self.no_memory = bool(config["no_memory_chef"])
         self.customers_on = not config["plain_mode"]
@@ -83,6 +84,20 @@ class WaroongEngine(TickEngine):
         self.ability_kind = {k.ability: k.index for k in self.cat.customers if k.ability != "tukang" and k.ability != "score"}
         self._powers = [c.power for c in self.cat.characters]
         self._scores_before: list[int] | None = None
+        # Flat lookup tables for the per-step scoring and observation code (see scoring.py).
+        self.menu_vp = [m.dish.vp for m in self.cat.menus]
+        self.menu_dish = [m.dish.index for m in self.cat.menus]
+        self.customer_vp = [k.end_vp for k in self.cat.customers]
+        self.menu_needs = [tuple((c, r) for c, r in enumerate(m.dish.requires) if r) for m in self.cat.menus]
+        self.menu_icons = [m.dish.icons for m in self.cat.menus]
+        self.pick_masks = legality.pick_masks(self.n_actions, self.ix.pick0)
+        # cook_base[slot][go_boy_for]: the index of that cook action without a supplement.
+        self.cook_base = [[self.ix.cook(slot, g, 0) for g in range(self.ix.go_boy_options)]
+                          for slot in range(self.cat.components["display_size"])]
+        # Bumped whenever the state may have changed (a step, invalidate_masks()); with ``tick`` it keys
+        # the public observation block that the encoder caches here (see observation.py).
+        self.state_version = 0
+        self.obs_cache: tuple | None = None
 
     def _setup(self) -> None:
         cat = self.cat
@@ -126,9 +141,28 @@ class WaroongEngine(TickEngine):
         self.ended_by = why
         result.events.append(f"game over ({why})")
 
+    # ------------------------------------------------------------------ caches
+    def invalidate_masks(self) -> None:
+        """Call after any state change made outside ``step`` (drops cached masks and observation parts)."""
+        super().invalidate_masks()
+        self.state_version += 1
+        self.obs_cache = None
+
+    def step_validated(self, joint: dict[str, int]) -> StepResult:
+        self.state_version += 1
+        self.obs_cache = None
+        result = super().step_validated(joint)
+        self.state_version += 1
+        self.obs_cache = None
+        return result
+
     # ------------------------------------------------------------------ legality
     def _compute_mask(self, agent: str) -> np.ndarray:
-        return legality.compute_mask(self, self.seat_of[agent])
+        """``agent``'s mask; every other seat's is built in the same pass and stored in the core's
+        mask cache (which the core empties on every state change, as ``invalidate_masks`` does)."""
+        masks = legality.compute_masks(self)
+        self._mask_cache.update(zip(self.agents, masks))
+        return masks[self.seat_of[agent]]
 
     def why_illegal(self, agent: str, action: int) -> str:
         if agent not in self.seat_of:

@@ -1,8 +1,10 @@
 """Which actions are legal, and why an action is not.
 
 :func:`compute_mask` is the fast path (the core caches it per state);
-:func:`illegal_reason` re-derives legality action by action and says what is
-wrong. A test checks the two agree on every action of many random states.
+:func:`compute_masks` builds every seat's mask in one pass (at most one player
+decides in the Cooking phase, so the others share the read-only noop-only
+mask); :func:`illegal_reason` re-derives legality action by action and says
+what is wrong. A test checks the two agree on every action of many random states.
 """
 
 from __future__ import annotations
@@ -26,31 +28,80 @@ def _noop_only(n_actions: int) -> np.ndarray:
     return m
 
 
+@lru_cache(maxsize=None)
+def _pick_mask(n_actions: int, pick0: int, present: tuple[bool, ...]) -> np.ndarray:
+    """The (read-only, shared) mask of a Shopping pick from a pack holding the types marked in ``present``."""
+    m = np.zeros(n_actions, dtype=np.int8)
+    m[pick0:pick0 + len(present)] = present
+    m.flags.writeable = False
+    return m
+
+
+#: bytes.translate table: a count becomes 1 if positive (0 stays 0).
+_PRESENT = bytes([0] + [1] * 255)
+
+
+@lru_cache(maxsize=None)
+def pick_masks(n_actions: int, pick0: int) -> dict[bytes, np.ndarray]:
+    """Shared (per action table) cache of Shopping pick masks keyed by the pack's types present, as
+    bytes (``bytes(pack).translate(_PRESENT)``: one 0/1 byte per ingredient type, at most 512 keys)."""
+    return {}
+
+
+def pick_mask(eng: "WaroongEngine", pack: list[int]) -> np.ndarray:
+    """The (read-only, shared) mask of a Shopping pick from ``pack`` (counts per ingredient type)."""
+    try:
+        key = bytes(pack).translate(_PRESENT)
+    except ValueError:  # a count outside 0..255 (only a hand-made state)
+        return _pick_mask(eng.n_actions, eng.ix.pick0, tuple(map(bool, pack)))
+    masks = eng.pick_masks
+    m = masks.get(key)
+    if m is None:
+        m = masks[key] = _pick_mask(eng.n_actions, eng.ix.pick0, tuple(map(bool, key)))
+    return m
+
+
+def compute_masks(eng: "WaroongEngine") -> list[np.ndarray]:
+    """Every seat's legal-action mask (equal to :func:`compute_mask` seat by seat), in one pass."""
+    n_actions = eng.n_actions
+    noop = _noop_only(n_actions)
+    if eng.phase == "draft":
+        return [noop if picked else pick_mask(eng, pack) for picked, pack in zip(eng.picked, eng.packs)]
+    masks = [noop] * eng.n
+    p = eng.pending
+    if p is not None:  # only the player who must answer decides
+        seat = p["target"] if p["kind"] == "theft" else p["seat"]
+    else:
+        seat = eng.turn
+    masks[seat] = compute_mask(eng, seat)
+    return masks
+
+
 def compute_mask(eng: "WaroongEngine", seat: int) -> np.ndarray:
+    """The legal-action mask of ``seat``; masks that only depend on little state are shared read-only arrays.
+
+    A decision's mask is filled as a ``bytearray`` (setting a Python byte is several times cheaper than
+    setting a numpy entry) and returned as an int8 array over it."""
     ix = eng.ix
     if eng.phase == "draft":
         if eng.picked[seat]:
-            return _noop_only(ix.table.n)
-        m = ix.table.mask()
-        for t, c in enumerate(eng.packs[seat]):
-            if c:
-                m[ix.pick0 + t] = 1
-        return m
+            return _noop_only(eng.n_actions)
+        return pick_mask(eng, eng.packs[seat])
     p = eng.pending
     if p is not None:
         if p["kind"] == "theft" and seat == p["target"]:
-            m = ix.table.mask()
+            m = bytearray(eng.n_actions)
             m[ix.respond0] = 1
             m[ix.respond0 + 1] = eng.customers[seat][eng.ability_kind["hansip"]] > 0
-            return m
+            return np.frombuffer(m, np.int8)
         if p["kind"] == "extra" and seat == p["seat"]:
-            m = ix.table.mask()
+            m = bytearray(eng.n_actions)
             m[ix.extra0] = m[ix.extra0 + 1] = 1
-            return m
-        return _noop_only(ix.table.n)
+            return np.frombuffer(m, np.int8)
+        return _noop_only(eng.n_actions)
     if seat != eng.turn:
-        return _noop_only(ix.table.n)
-    m = ix.table.mask()
+        return _noop_only(eng.n_actions)
+    m = bytearray(eng.n_actions)
     any_cook = cooking.fill_cook_mask(eng, seat, m)
     if eng.customers_on:
         held = eng.customers[seat]
@@ -73,7 +124,7 @@ def compute_mask(eng: "WaroongEngine", seat: int) -> np.ndarray:
     if not any_cook and not eng.cooked_this_turn and not eng.go_boy[seat] and eng.go_boy_supply > 0:
         m[ix.take_go_boy] = 1
     m[ix.end_turn] = 1
-    return m
+    return np.frombuffer(m, np.int8)
 
 
 def illegal_reason(eng: "WaroongEngine", seat: int, action: int) -> str | None:

@@ -146,8 +146,15 @@ class GameData:
     components: dict
     track_top: int
 
+    @functools.cached_property
+    def _ingredient_ids(self) -> dict[str, int]:
+        return {i.key: i.id for i in self.ingredients}
+
     def ingredient_id(self, key: str) -> int:
-        return next(i.id for i in self.ingredients if i.key == key)
+        i = self._ingredient_ids.get(key)
+        if i is None:  # unknown key: StopIteration, as the plain search raises
+            return next(i.id for i in self.ingredients if i.key == key)
+        return i
 
     def recipe_id(self, key: str) -> int:
         return next(r.id for r in self.recipes if r.key == key)

@@ -64,6 +64,19 @@ def feasible(have: np.ndarray) -> np.ndarray:
     return np.all(NEED <= have, axis=1)
 
 
+#: NEED as plain ints: per combination, the (cell, dice needed) pairs of its nonzero entries.
+NEED_CELLS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((k, int(x)) for k, x in enumerate(row) if x) for row in NEED)
+
+
+def combo_fits(have, combo: int) -> bool:
+    """``feasible(have)[combo]`` for one combination, without numpy (``have``: 12 ints)."""
+    for cell, need in NEED_CELLS[combo]:
+        if have[cell] < need:
+            return False
+    return True
+
+
 @functools.lru_cache(maxsize=None)
 def _amounts(ingredient_id: int) -> np.ndarray:
     ing: Ingredient = load_data().ingredients[ingredient_id]

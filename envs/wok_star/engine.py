@@ -31,6 +31,7 @@ from envs.wok_star.cards import load_data
 from envs.wok_star.decisions import DecisionRules
 from envs.wok_star.events import check_events
 from envs.wok_star.kitchen import KitchenRules
+from envs.wok_star.mask_tables import blank_masks
 from envs.wok_star.powers import PowerRules
 from envs.wok_star.public import PublicView, build_public_table
 from envs.wok_star.service import ServiceRules
@@ -88,7 +89,14 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         self.top = self.data.track_top
         self.seat = {a: i for i, a in enumerate(self.agents)}
         self._groups, self._decoded = _table_index(self.n)
+        self._close_index = self._groups["close"].start
+        self._waiting_columns = [NOOP, self._close_index]  # the actions that are not "doing something"
+        #: values derived from the current state, dropped by ``touch()`` on every change
         self._cache: dict = {}
+        #: name -> (key, value...): values derived from slowly changing parts of the state (who holds
+        #: which card, ...), each stored with the key it was computed from and checked against it on use;
+        #: ``touch()`` keeps them (see ``FramePlan.base``)
+        self._keyed_cache: dict = {}
         self._reset_transient()
 
     def _reset_transient(self) -> None:
@@ -113,9 +121,10 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         self.touch()
 
     def step_validated(self, joint: dict[str, int]) -> StepResult:
-        # The base clears the mask cache after _resolve; we keep the masks that
-        # end_tick computed for the final state (touch() drops them on change).
-        self.touch()
+        # The base clears the mask cache before and after _resolve. Every state change goes through
+        # touch(), so the masks that validate() used still describe this state (conflict() reuses
+        # them for the first actions of the tick), and those end_tick computes for the final state
+        # are kept for the observations and the next validate().
         return self._resolve(joint)
 
     # ------------------------------------------------------------------ helpers
@@ -140,7 +149,8 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
     @property
     def covering(self) -> int:
         """Hustle tokens covering locked methods (not in the pool)."""
-        return sum(4 - u for u in self.ing_unlocked if u > 0)
+        unlocked = self.ing_unlocked  # 0 (not in play) or 1-4: each card in play has 4 - u covered
+        return 4 * (len(unlocked) - unlocked.count(0)) - sum(unlocked)
 
     @property
     def hustle_supply(self) -> int:
@@ -152,16 +162,30 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
 
     # ------------------------------------------------------------------ masks
     def _compute_mask(self, agent: str) -> np.ndarray:
-        seat = self.seat[agent]
-        m = self.actions.mask()
-        m[NOOP] = 1
-        if self.phase in KITCHEN_PHASES:
-            self.kitchen_mask(seat, m)
-            self.service_mask(seat, m)
-            self.power_mask(seat, m)
-        elif self.phase in DECISION_PHASES and seat == self.turn:
-            self.decision_mask(seat, m)
-        return m
+        """``agent``'s row of :meth:`all_masks`; every other chef's mask-cache entry is filled too."""
+        masks = self.all_masks()
+        cache = self._mask_cache
+        for a, row in zip(self.agents, masks):
+            cache[a] = row
+        return masks[self.seat[agent]]
+
+    def all_masks(self) -> np.ndarray:
+        """Every chef's action mask, ``int8[n, A]`` (row = seat), computed in one pass and cached
+        until the state changes (``touch()``). Read-only: the rows are the masks ``action_mask`` returns."""
+        masks = self._cache.get("masks")
+        if masks is None:
+            masks = blank_masks(self.n, self.actions.n).copy()  # noop legal for everyone
+            if self.phase in KITCHEN_PHASES:
+                self.kitchen_masks(masks)
+                self.service_masks(masks)
+                if self.config["powers"]:
+                    for seat in range(self.n):
+                        self.power_mask(seat, masks[seat])
+            elif self.phase in DECISION_PHASES and 0 <= self.turn < self.n:
+                self.decision_mask(self.turn, masks[self.turn])
+            masks.setflags(write=False)
+            self._cache["masks"] = masks
+        return masks
 
     def why_illegal(self, agent: str, action: int) -> str:
         if agent not in self.seat:
@@ -188,22 +212,33 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
     def any_productive(self, seat: int) -> bool:
         """Has ``seat`` any legal action other than waiting or voting to close?"""
         m = self.action_mask(self.agents[seat])
-        close = self._groups["close"].start
-        return bool(m[1:close].any() or m[close + 1:].any())
+        # entries are 0/1: more legal actions than noop and close means a productive one
+        return int(np.count_nonzero(m)) > int(m[NOOP]) + int(m[self._close_index])
+
+    def anyone_productive(self) -> bool:
+        """``any(self.any_productive(s) for s in range(n))``, from the masks of all chefs at once."""
+        if self.done:
+            return False
+        masks = self.all_masks()
+        # per chef, nonzero entries minus noop and close is >= 0, so the sum over chefs is > 0 iff one is
+        return np.count_nonzero(masks) > np.count_nonzero(masks[:, self._waiting_columns])
 
     # ------------------------------------------------------------------ ticks
     def begin_tick(self, joint: dict[str, int], result: StepResult) -> None:
         self._reset_transient()
         self._serial_at_start = self.serial
-        close = self._groups["close"].start
-        self._votes = sum(1 for a in self.agents if joint.get(a, NOOP) == close)
+        close = self._close_index
+        self._votes = [joint.get(a, NOOP) for a in self.agents].count(close)
 
     def conflict(self, agent: str, action: int) -> str | None:
-        name = self._decoded[action][0]
+        name, params = self._decoded[action]
         if name in ("serve", "auntie_reseat") and self.serial != self._serial_at_start:
             return "pre-empted by another player this tick: the customer you acted on has already left the counter"
-        # The rule check agrees with the mask (tested) and is cheaper than a whole mask.
-        reason = self.check(self.seat[agent], name, self._decoded[action][1])
+        mask = self._mask_cache.get(agent)
+        if mask is not None and mask[action]:  # no action has changed the state since the masks were computed
+            return None
+        # The rule check agrees with the mask (tested) and is cheaper than recomputing the masks.
+        reason = self.check(self.seat[agent], name, params)
         return None if reason is None else "pre-empted by another player this tick: " + reason
 
     def apply(self, agent: str, action: int, result: StepResult) -> None:
@@ -228,7 +263,7 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         # "Cannot serve the current customer": only a customer can be unservable. With an Event
         # showing, the team waits for an empty timer and the next card (at most T ticks).
         if (self.phase == "open" and self.current_customer() is not None
-                and not any(self.any_productive(s) for s in range(self.n))):
+                and not self.anyone_productive()):
             self.close_for_business("stuck: no chef has anything left to do")
         if self._reward:
             result.reward_all(self._reward)

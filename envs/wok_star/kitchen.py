@@ -17,25 +17,27 @@ import functools
 import numpy as np
 
 from envs.wok_star import timers
-from envs.wok_star.actions import cube_moves, moves_by_label
-from envs.wok_star.dice import COMBO_LABELS, COMBOS, amount_table, best_method, feasible
+from envs.wok_star.actions import moves_by_label
+from envs.wok_star.cards import load_data
+from envs.wok_star.dice import COMBO_LABELS, COMBOS, amount_table, best_method, combo_fits
+from envs.wok_star.mask_tables import (GATE_HUSTLE_GAIN, GATE_ROTATE, GATE_TAKE, area_positive, cube_moves_all,
+                                       dice_gathers, prepare_row)
 
 COMBO_BY_LABEL = {label: i for i, label in enumerate(COMBO_LABELS)}
 
 KITCHEN = ("open", "wash", "closed")
 
 
-@functools.lru_cache(maxsize=None)
-def _cube_needs(n: int) -> np.ndarray:
-    """int[moves, n]: cubes each move takes from each chef (relative seats)."""
-    moves = cube_moves(n)
-    need = np.zeros((len(moves), n), dtype=np.int64)
-    for k, move in enumerate(moves):
-        for src, _ in move:
-            need[k, src] += 1
-    need.setflags(write=False)
-    return need
 ROTATE = {"up": 1, "down": -1}
+
+
+@functools.lru_cache(maxsize=None)
+def prepare_effect(ingredient: int, unlocked: int, combo: int) -> tuple[int, str]:
+    """``(rows gained, text of the method applied)`` when ``combo`` prepares ``ingredient`` with
+    ``unlocked`` methods uncovered (static data, memoised: the text is built once)."""
+    gain = int(amount_table(ingredient)[unlocked][combo])
+    method = load_data().ingredients[ingredient].methods[best_method(ingredient, unlocked, combo)]
+    return gain, method.text()
 
 
 class KitchenRules:
@@ -44,16 +46,25 @@ class KitchenRules:
         self.die_pip[d] = int(self.rng.integers(1, 7))
 
     def area_counts(self) -> np.ndarray:
-        """int16[n, 12]: unused dice per area, own colour per pip then taken per pip."""
+        """int16[n, 12]: unused dice per area, own colour per pip then taken per pip (cached per state)."""
         c = self._cache.get("area")
         if c is None:
-            c = np.zeros((self.n, 12), dtype=np.int16)
+            rows = self.area_rows()
+            c = self._cache["area"] = np.array(rows, dtype=np.int16)
+        return c
+
+    def area_rows(self) -> tuple[tuple[int, ...], ...]:
+        """``area_counts()`` as plain ints, one tuple of 12 per chef (cached per state)."""
+        rows = self._cache.get("area_rows")
+        if rows is None:
+            c = [[0] * 12 for _ in range(self.n)]
+            holder = self.die_holder
             for d, pip in enumerate(self.die_pip):
                 if pip > 0:
-                    h = self.die_holder[d]
-                    c[h, (0 if d // 5 == h else 6) + pip - 1] += 1
-            self._cache["area"] = c
-        return c
+                    h = holder[d]
+                    c[h][(0 if d // 5 == h else 6) + pip - 1] += 1
+            rows = self._cache["area_rows"] = tuple(tuple(r) for r in c)
+        return rows
 
     def dirty_dice(self) -> int:
         return sum(1 for p in self.die_pip if p == 0)
@@ -80,44 +91,40 @@ class KitchenRules:
         return self.phase in KITCHEN
 
     # ------------------------------------------------------------------ masks
-    def kitchen_mask(self, seat: int, m: np.ndarray) -> None:
+    def seat_unlocked(self) -> tuple[tuple[int, ...], ...]:
+        """Per chef, ``ing_unlocked`` of the Ingredient cards it holds and 0 for the others (the key of
+        its ``prepare`` block, ``mask_tables.prepare_row``). Kept in ``_keyed_cache`` with the holders
+        and upgrades it derives from, which change only in decisions."""
+        key = (tuple(self.ing_holder), tuple(self.ing_unlocked))
+        entry = self._keyed_cache.get("seat_unlocked")
+        if entry is None or entry[0] != key:
+            holder, unlocked = key
+            per_seat = tuple(tuple(u if h == s else 0 for h, u in zip(holder, unlocked)) for s in range(self.n))
+            entry = self._keyed_cache["seat_unlocked"] = (key, per_seat)
+        return entry[1]
+
+    def kitchen_masks(self, masks: np.ndarray) -> None:
+        """Dice actions of every chef (``masks``: ``int8[n, A]``, one row per seat; tables in ``mask_tables``).
+
+        ``prepare``: each chef's block memoised by its area and its cards;
+        ``take``, ``hustle_gain``, ``rotate``: one gather from the areas'
+        ``positive`` flags; ``move_cubes``: memoised by the cubes.
+        """
         g = self._groups
-        counts = self.area_counts()
-        have = counts[seat]
-        # prepare
-        ok = feasible(have)
-        if ok.any():
-            start = g["prepare"].start
-            width = len(COMBOS)
-            for i, holder in enumerate(self.ing_holder):
-                if holder == seat:
-                    amounts = amount_table(i)[self.ing_unlocked[i]]
-                    m[start + i * width: start + (i + 1) * width] = ok & (amounts > 0)
-        # take: one cube to hand over, the owner's own die in their area
-        if self.cubes[seat] > 0:
-            start = g["take"].start
-            for r in range(1, self.n):
-                other = self.rel(seat, r)
-                m[start + (r - 1) * 6: start + r * 6] = counts[other, :6] > 0
-        # hustle gain
-        if self.hustle_supply > 0:
-            start = g["hustle_gain"].start
-            for pip in range(6):
-                m[start + pip * 2] = have[pip] > 0
-                m[start + pip * 2 + 1] = have[6 + pip] > 0
-        if self.hustle > 0:
-            start = g["rotate"].start
-            for r in range(self.n):
-                c = counts[self.rel(seat, r)]
-                for pip in range(6):
-                    base = start + ((r * 6 + pip) * 2) * 2
-                    if c[pip] > 0:
-                        m[base] = m[base + 1] = 1
-                    if c[6 + pip] > 0:
-                        m[base + 2] = m[base + 3] = 1
+        n = self.n
+        rows = self.area_rows()
+        prep = g["prepare"]
+        for seat, unlocked in enumerate(self.seat_unlocked()):
+            masks[seat, prep.start: prep.stop] = prepare_row(rows[seat], unlocked)
+        # take (a cube to hand over), hustle_gain (supply not empty), rotate (pool not empty): one gather
+        hustle = self.hustle
+        shared = (GATE_HUSTLE_GAIN if self.hustle_supply > 0 else 0) | (GATE_ROTATE if hustle > 0 else 0)
+        gates = tuple([shared | GATE_TAKE if c > 0 else shared for c in self.cubes])
+        if any(gates):
+            masks[:, g["take"].start: g["rotate"].stop] = area_positive(rows)[dice_gathers(n, gates)]
+        if hustle > 0:
             g_moves = g["move_cubes"]
-            cubes = np.array([self.cubes[self.rel(seat, r)] for r in range(self.n)])
-            m[g_moves.start: g_moves.stop] = np.all(_cube_needs(self.n) <= cubes, axis=1)
+            masks[:, g_moves.start: g_moves.stop] = cube_moves_all(tuple(self.cubes))
 
     def _cubes_allow(self, seat: int, move) -> bool:
         need = {}
@@ -138,7 +145,7 @@ class KitchenRules:
             if self.ing_holder[i] != seat:
                 return f"only the holder of the {p['ingredient']} card (chef_{self.ing_holder[i]}) can prepare it"
             c = COMBO_BY_LABEL[p["dice"]]
-            if not feasible(self.area_counts()[seat])[c]:
+            if not combo_fits(self.area_rows()[seat], c):
                 return (f"your area lacks unused dice {p['dice']} (`*` = a die you took from another chef); "
                         f"you have {self.describe_area(seat)}")
             if amount_table(i)[self.ing_unlocked[i]][c] == 0:
@@ -149,14 +156,14 @@ class KitchenRules:
             other = self.rel(seat, p["chef"])
             if self.cubes[seat] < 1:
                 return "you have no Fortune cube to hand over, so you cannot use another chef's dice"
-            if self.area_counts()[other, p["pip"] - 1] == 0:
+            if self.area_rows()[other][p["pip"] - 1] == 0:
                 return f"chef_{other} has no unused die of their colour showing {p['pip']} in their area"
             return None
         if name == "hustle_gain":
             if self.hustle_supply <= 0:
                 return "the Hustle supply is empty"
             col = (0 if p["die"] == "own" else 6) + p["pip"] - 1
-            if self.area_counts()[seat, col] == 0:
+            if self.area_rows()[seat][col] == 0:
                 return f"you have no unused {p['die']} die showing {p['pip']}; you have {self.describe_area(seat)}"
             return None
         if name == "rotate":
@@ -164,7 +171,7 @@ class KitchenRules:
                 return "the Hustle pool is empty"
             holder = self.rel(seat, p["chef"])
             col = (0 if p["die"] == "own" else 6) + p["pip"] - 1
-            if self.area_counts()[holder, col] == 0:
+            if self.area_rows()[holder][col] == 0:
                 return f"chef_{holder}'s area has no unused {p['die']} die showing {p['pip']}"
             return None
         # move_cubes
@@ -194,10 +201,9 @@ class KitchenRules:
         self.to_dishes(d1)
         d2 = self.find_die(seat, hi, bool(mode & 2))
         self.to_dishes(d2)
-        gain = int(amount_table(i)[self.ing_unlocked[i]][c])
-        method = self.data.ingredients[i].methods[best_method(i, self.ing_unlocked[i], c)]
+        gain, method = prepare_effect(i, self.ing_unlocked[i], c)
         self.ing_level[i] = min(self.top, self.ing_level[i] + gain)
-        self.say(f"chef_{seat} prepares {ingredient} with {dice} ({method.text()}, now row {self.ing_level[i]})")
+        self.say(f"chef_{seat} prepares {ingredient} with {dice} ({method}, now row {self.ing_level[i]})")
 
     def do_take(self, seat: int, chef: int, pip: int) -> None:
         other = self.rel(seat, chef)

@@ -16,7 +16,7 @@ from __future__ import annotations
 import numpy as np
 
 from envs.wok_star import timers
-from envs.wok_star.actions import substitutions
+from envs.wok_star.mask_tables import substitutions_legal
 
 POWER_ACTIONS = {
     "lily_restart": ("lily", ("open",)),
@@ -33,9 +33,6 @@ class PowerRules:
         return (self.config["powers"] and c >= 0 and self.data.characters[c].key == key
                 and not self.power_used[seat])
 
-    def _subs(self):
-        return substitutions(len(self.data.ingredients))
-
     # ------------------------------------------------------------------ masks
     def power_mask(self, seat: int, m: np.ndarray) -> None:
         if not self.config["powers"] or self.character[seat] < 0 or self.power_used[seat]:
@@ -48,12 +45,11 @@ class PowerRules:
         elif key == "auntie" and self.phase == "open":
             m[g["auntie_reseat"].start] = self.current_customer() is not None and len(self.deck) > 0
         elif key == "grandpa":
-            start = g["grandpa_substitute"].start
-            for k, (a, b) in enumerate(self._subs()):
-                m[start + k] = (self.ing_holder[a] >= 0 and self.ing_holder[b] >= 0 and self.ing_level[a] >= 1
-                                and self.ing_level[b] < self.top)
+            g_sub = g["grandpa_substitute"]
+            m[g_sub.start: g_sub.stop] = substitutions_legal(tuple(h >= 0 for h in self.ing_holder),
+                                                             tuple(self.ing_level), self.top)
         elif key == "mama":
-            m[g["mama_reroll"].start] = self.area_counts()[seat, :6].sum() > 0
+            m[g["mama_reroll"].start] = sum(self.area_rows()[seat][:6]) > 0
         elif key == "uncle":
             start = g["uncle_deliver"].start
             for i, h in enumerate(self.ing_holder):
@@ -90,7 +86,7 @@ class PowerRules:
                 return f"{a_key} is on row 0: nothing to substitute with"
             return None if self.ing_level[b] < self.top else f"{b_key} is already on the top row"
         if name == "mama_reroll":
-            return None if self.area_counts()[seat, :6].sum() > 0 else "you have no unused dice of your colour in your area"
+            return None if sum(self.area_rows()[seat][:6]) > 0 else "you have no unused dice of your colour in your area"
         if name == "uncle_deliver":
             i = self.data.ingredient_id(p["ingredient"])
             if self.ing_holder[i] < 0:

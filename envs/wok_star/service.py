@@ -64,18 +64,25 @@ class ServiceRules:
             self.say(f"customer for {self.data.recipes[cu.recipe].name} (${cu.income}{', coupon' if cu.coupon else ''})")
 
     # ------------------------------------------------------------------ masks
-    def service_mask(self, seat: int, m: np.ndarray) -> None:
+    def service_masks(self, masks: np.ndarray) -> None:
+        """``serve`` (the current recipe's holder), ``wash``, ``close``, ``finish_wash`` of every chef (one row per seat)."""
         g = self._groups
         if self.phase == "open":
             cu = self.current_customer()
-            if cu is not None and self.recipe_holder[cu.recipe] == seat and self.can_cook(cu.recipe):
-                m[g["serve"].start] = 1
-                m[g["serve"].start + 1] = self.first_served and timers.distinct(self.timers)
-            m[g["wash"].start] = self.washes < 2 and self.dirty_dice() > 0
-            m[g["close"].start] = 1
+            if cu is not None:
+                holder = self.recipe_holder[cu.recipe]
+                if holder >= 0 and self.can_cook(cu.recipe):
+                    serve = g["serve"].start
+                    masks[holder, serve] = 1
+                    masks[holder, serve + 1] = self.first_served and timers.distinct(self.timers)
+            if self.washes < 2 and 0 in self.die_pip:  # dirty_dice() > 0
+                masks[:, g["wash"].start] = 1
+            masks[:, g["close"].start] = 1
         elif self.phase == "wash":
-            m[g["finish_wash"].start] = 1
-            m[g["finish_wash"].start + 1] = timers.distinct(self.timers)
+            start = g["finish_wash"].start
+            masks[:, start] = 1
+            if timers.distinct(self.timers):
+                masks[:, start + 1] = 1
 
     def service_check(self, seat: int, name: str, p: dict):
         if name == "serve":
@@ -168,7 +175,7 @@ class ServiceRules:
         self._phase_started = True
         self.say(f"CLOSED: {reason}")
         self.touch()
-        if not any(self.any_productive(s) for s in range(self.n)):
+        if not self.anyone_productive():
             self.accounting()
             self.touch()
 

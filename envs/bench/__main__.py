@@ -1,0 +1,3 @@
+from envs.bench.cli import main
+
+raise SystemExit(main())

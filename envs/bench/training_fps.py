@@ -1,0 +1,32 @@
+"""``--training``: SB3 rollout frames/s through the training bridge, next to
+SB3 PPO on CartPole-v1 (all in ``training.throughput.run_throughput``, which
+prints its own table and returns its rows). Imported only when asked for."""
+
+from __future__ import annotations
+
+from typing import Any, Callable
+
+from envs.bench.errors import Unavailable
+
+INSTALL_HINT = 'pip install -e ".[train]"'
+
+
+class TrainingUnavailable(Unavailable):
+    pass
+
+
+def load_training() -> Callable[..., list[dict[str, Any]]]:
+    try:
+        from training.throughput import run_throughput
+    except ImportError as e:
+        raise TrainingUnavailable(explain(e)) from e
+    return run_throughput
+
+
+def explain(e: ImportError) -> str:
+    """Why ``--training`` cannot run: this checkout lacks the module, or the
+    train extra (torch, SB3, ...) is not installed."""
+    name = e.name or ""
+    if name.split(".")[0] == "training":
+        return f"--training needs training/throughput.py, which is not in this checkout ({e})"
+    return f"--training needs the train extra ({name or e} is not installed): {INSTALL_HINT}"

@@ -1,0 +1,172 @@
+"""Which Frying Master actions are legal: every chef's mask at once, or one action.
+
+The action table lists its entries in blocks (see
+:func:`~envs.frying_master.actions.build_action_table`): noop, draw A/B,
+serve, give_up, then per spatula the flips (one per category), the stirs,
+per spatula the lifts (one per food), the unloads and the tips. A mask is
+therefore the concatenation of a few byte strings: the flip block of a free
+spatula *is* the table's "category has a face-down card" bytes, the lift
+block of a free spatula with room *is* the table's "food lies image-up"
+bytes, and everything else is a handful of 0/1 bytes. :func:`compute_masks`
+builds those table bytes once and joins the pieces for every chef (one
+``bytes.join`` and one ``numpy.frombuffer`` per chef, no per-entry writes and
+no cache that could miss). :class:`MaskPlan` checks once per action table
+that its indices really follow that block order.
+
+The masks are read-only int8 arrays over immutable bytes: callers copy them
+(the env does) and can never change a mask the engine cached.
+
+:func:`is_legal` answers for one non-noop action without building a mask;
+the engine uses it to re-check an action when its turn in the tick's
+resolution order comes. Both follow the same rules, and a test checks they
+agree on every action in many random states (and with the rule-by-rule
+reference mask in ``tests/frying_master/reference.py``).
+"""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from typing import TYPE_CHECKING, Iterable
+
+import numpy as np
+
+if TYPE_CHECKING:
+    from envs.frying_master.engine import FryingMasterEngine
+
+
+#: Distinct mask arrays kept per action table (about 200 bytes each).
+ARRAY_LIMIT = 20_000
+
+
+class MaskPlan:
+    """Constant byte pieces of the masks of one action table.
+
+    ``S`` spatulas in the table, ``F`` foods, ``C`` categories. Raises
+    ``ValueError`` at construction if the table's indices are not laid out in
+    the block order the joins assume.
+    """
+
+    def __init__(self, ix, n_actions: int, S: int, F: int, C: int):
+        order = [0, *ix.draw, ix.serve, ix.give_up, *[i for s in range(S) for i in ix.flip[s]], *ix.stir,
+                 *[i for s in range(S) for i in ix.lift[s]], *ix.unload, *ix.tip]
+        if order != list(range(n_actions)):
+            raise ValueError("the action table is not in the block order legality.MaskPlan joins")
+        self.S, self.F, self.C = S, F, C
+        self.zero_flips = bytes(C)
+        self.zero_lifts = bytes(F)
+        #: noop (only) + draw A/B + serve + give_up, without a plate, by (pile A, pile B) non-empty
+        self.head_no_plate = {(a, b): bytes([1, a, b, 0, 0]) for a in (0, 1) for b in (0, 1)}
+        self.head_empty_plate = bytes([1, 0, 0, 0, 1])  # give up only
+        self.head_food_plate = bytes([1, 0, 0, 1, 1])   # serve or give up
+        #: a whole mask with only noop, and the setup chooser's by (pile A, pile B) non-empty
+        self.only_noop = np.frombuffer(bytes([1]) + bytes(n_actions - 1), dtype=np.int8)
+        self.chooser = {(a, b): np.frombuffer(bytes([0 if (a or b) else 1, a, b]) + bytes(n_actions - 3), dtype=np.int8)
+                        for a in (0, 1) for b in (0, 1)}
+        self._arrays: dict[bytes, np.ndarray] = {}
+
+    def array(self, mask: bytes) -> np.ndarray:
+        """The read-only int8 array of the mask bytes ``mask``, one shared
+        array per distinct mask (``numpy.frombuffer`` costs more than the
+        lookup; at most ``ARRAY_LIMIT`` are kept, then the store restarts)."""
+        arr = self._arrays.get(mask)
+        if arr is None:
+            if len(self._arrays) >= ARRAY_LIMIT:
+                self._arrays.clear()
+            arr = self._arrays[mask] = np.frombuffer(mask, dtype=np.int8)
+        return arr
+
+
+@lru_cache(maxsize=4)
+def _plan(ix, n_actions: int, S: int, F: int, C: int) -> MaskPlan:
+    return MaskPlan(ix, n_actions, S, F, C)
+
+
+def mask_plan(eng: "FryingMasterEngine") -> MaskPlan:
+    """The shared :class:`MaskPlan` of the engine's action table."""
+    return _plan(eng.ix, eng.n_actions, eng.S, eng.n_foods, eng.n_cats)
+
+
+def compute_masks(eng: "FryingMasterEngine", agents: Iterable[str]) -> dict[str, np.ndarray]:
+    """The int8 legal-action masks of ``agents`` (index 0, noop, is legal
+    except for the setup chooser, who must take a plate if a pile has one)."""
+    plan = eng._mask_plan
+    phase = eng.phase
+    piles = (1 if eng.piles[0] else 0, 1 if eng.piles[1] else 0)
+    if phase == "choose":
+        chooser = eng.choose_queue[0]
+        return {a: plan.chooser[piles] if a == chooser else plan.only_noop for a in agents}
+    if phase != "play" and phase != "countdown":
+        return {a: plan.only_noop for a in agents}
+    table = eng.table
+    up = bytes(map(bool, table.up))      # lift blocks: 1 where a food lies image-up
+    down = bytes(map(bool, table.down))  # flip blocks: 1 where a category has face-down cards
+    stir = 1 if (1 in up or 1 in down) else 0              # any card on the table, either side up
+    S, capacity, in_use = plan.S, eng.capacity, range(eng.spatulas)
+    zero_flips, zero_lifts = plan.zero_flips, plan.zero_lifts
+    finishers = eng.finishers
+    out = {}
+    for a in agents:
+        if a in finishers:
+            out[a] = plan.only_noop
+            continue
+        plate = eng.plates[a]
+        if plate is None:
+            head = plan.head_no_plate[piles]
+        elif any(eng.plate_cards[a]):
+            head = plan.head_food_plate
+        else:
+            head = plan.head_empty_plate
+        busy, loads = eng.busy[a], eng.loads[a]
+        flips, lifts = [zero_flips] * S, [zero_lifts] * S
+        stirs, unloads, tips = bytearray(S), bytearray(S), bytearray(S)
+        for s in in_use:
+            if busy[s]:
+                continue
+            flips[s] = down
+            stirs[s] = stir
+            load = loads[s]
+            if len(load) < capacity:
+                lifts[s] = up
+            if load:
+                tips[s] = 1
+                if plate is not None:
+                    unloads[s] = 1
+        out[a] = plan.array(b"".join([head, *flips, stirs, *lifts, unloads, tips]))
+    return out
+
+
+def compute_mask(eng: "FryingMasterEngine", agent: str) -> np.ndarray:
+    """The int8 legal-action mask of one chef (see :func:`compute_masks`)."""
+    return compute_masks(eng, (agent,))[agent]
+
+
+def is_legal(eng: "FryingMasterEngine", agent: str, kind: str, s: int, p: int) -> bool:
+    """Whether the non-noop action decoded as ``(kind, spatula, parameter)``
+    is legal for ``agent`` now (the same answer as its mask entry)."""
+    phase = eng.phase
+    if phase == "choose":
+        return kind == "draw" and agent == eng.choose_queue[0] and bool(eng.piles[p])
+    if (phase != "play" and phase != "countdown") or agent in eng.finishers:
+        return False
+    plate = eng.plates[agent]
+    if kind == "draw":
+        return plate is None and bool(eng.piles[p])
+    if kind == "give_up":
+        return plate is not None
+    if kind == "serve":
+        return plate is not None and any(eng.plate_cards[agent])
+    if s >= eng.spatulas or eng.busy[agent][s]:
+        return False
+    table = eng.table
+    if kind == "flip":
+        return bool(table.down[p])
+    if kind == "stir":
+        return any(table.up) or any(table.down)
+    load = eng.loads[agent][s]
+    if kind == "lift":
+        return len(load) < eng.capacity and table.up[p] != 0
+    if kind == "tip":
+        return bool(load)
+    if kind == "unload":
+        return bool(load) and plate is not None
+    raise ValueError(f"unknown action kind {kind!r}")

@@ -1,0 +1,204 @@
+"""N games of one environment in one process, as stacked numpy arrays.
+
+    from envs.vector import BatchedEnv
+    venv = BatchedEnv("frying_master_v0", num_games=64, env_kwargs={"players": 3})
+    obs, masks, infos = venv.reset(seed=0)        # game i is seeded 0 + i
+    while True:
+        actions = my_policy(obs, masks)            # (N, P) ints, legal under masks
+        obs, masks, rewards, terminated, truncated, infos = venv.step(actions)
+
+Shapes (``N`` games, ``P`` seats = ``len(possible_agents)``, ``D`` observation
+size, ``A`` actions): ``obs`` ``(N, P, D)`` float32, ``masks`` ``(N, P, A)``
+int8, ``rewards`` ``(N, P)`` float64 (the env's floats, unrounded), ``terminated`` / ``truncated`` ``(N, P)``
+bool. Seat ``p`` is ``possible_agents[p]``. ``alive`` ``(N, P)`` bool marks
+the seats that act in the current state; a seat that is not alive gets a
+zero observation and a mask with only ``noop`` (index 0), and its action is
+ignored.
+
+Auto-reset (same step, as SB3's VecEnv does it): when game ``i`` ends on a
+step, that step's ``rewards[i]``, ``terminated[i]`` and ``truncated[i]``
+describe the end, while ``obs[i]`` and ``masks[i]`` are already the first
+observation of the next game; ``infos[i]`` then holds ``final_observation``
+``(P, D)``, ``final_action_mask`` ``(P, A)``, ``outcome`` (the engine's),
+``episode_return`` ``(P,)`` and ``episode_length`` (steps). A game is
+reseeded only by ``reset(seed=...)``; an auto-reset continues the game's own
+generator, so a batch replays exactly from the seeds given to ``reset``.
+
+Arrays are returned fresh on every call (safe to keep in a rollout buffer).
+"""
+
+from __future__ import annotations
+
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+import envs
+
+
+def seeds_for(seed: int | Sequence[int | None] | None, num_games: int) -> list[int | None]:
+    """Per-game seeds: an int ``s`` gives ``s, s+1, ...``; a sequence is used
+    as is (its length must be ``num_games``); None leaves every game unseeded."""
+    if seed is None:
+        return [None] * num_games
+    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+        return [int(seed) + i for i in range(num_games)]
+    seeds = list(seed)
+    if len(seeds) != num_games:
+        raise ValueError(f"got {len(seeds)} seeds for {num_games} games; give one int or exactly one seed per game")
+    return [None if s is None else int(s) for s in seeds]
+
+
+def random_legal_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
+    """One uniformly random legal action per mask row (``masks[..., A]`` -> ``[...]``):
+    a uniform key per action, illegal actions' keys pushed below every legal one."""
+    keys = rng.random(masks.shape)
+    keys[masks == 0] = -1.0
+    return keys.argmax(axis=-1)
+
+
+class BatchedEnv:
+    """``num_games`` copies of one ParallelEnv stepped together (see module doc)."""
+
+    def __init__(self, env_id: str, num_games: int, env_kwargs: Mapping[str, Any] | None = None,
+                 env_fn: Callable[[], Any] | None = None):
+        """``env_id`` names a registered env built with ``env_kwargs``; or
+        ``env_fn`` (a no-argument factory of a Kitchen Arena ParallelEnv, e.g.
+        a game outside the registry) builds each game, ``env_id`` then only
+        names it."""
+        if int(num_games) < 1:
+            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        self.env_id = env_id
+        self.env_kwargs = dict(env_kwargs or {})
+        if env_fn is None:
+            module = envs.get_env_module(env_id)
+            kwargs = self.env_kwargs
+            env_fn = lambda: module.parallel_env(**kwargs)  # noqa: E731
+        self.envs = [env_fn() for _ in range(int(num_games))]
+        env0 = self.envs[0]
+        self.possible_agents: list[str] = list(env0.possible_agents)
+        self.num_games = len(self.envs)
+        self.num_seats = len(self.possible_agents)
+        space = env0.observation_space(self.possible_agents[0])
+        self.obs_size = int(space["observation"].shape[0])
+        self.n_actions = int(env0.action_space(self.possible_agents[0]).n)
+        self.observation_space = space
+        self.action_space = env0.action_space(self.possible_agents[0])
+        self._seat = {a: p for p, a in enumerate(self.possible_agents)}
+        n, p = self.num_games, self.num_seats
+        self._obs = np.zeros((n, p, self.obs_size), dtype=np.float32)
+        self._masks = np.zeros((n, p, self.n_actions), dtype=np.int8)
+        self.alive = np.zeros((n, p), dtype=bool)
+        self._returns = np.zeros((n, p), dtype=np.float64)
+        self._lengths = np.zeros(n, dtype=np.int64)
+        self._started = False
+
+    @property
+    def num_agent_slots(self) -> int:
+        return self.num_games * self.num_seats
+
+    # ------------------------------------------------------------------ internals
+    def _write(self, i: int, obs: Mapping[str, Mapping[str, np.ndarray]], live: Sequence[str]) -> None:
+        """Store game ``i``'s observations of the seats ``live`` (others: zeros, noop-only)."""
+        self.alive[i] = False
+        self._obs[i] = 0.0
+        self._masks[i] = 0
+        self._masks[i, :, 0] = 1
+        for a in live:
+            s = self._seat[a]
+            o = obs[a]
+            self._obs[i, s] = o["observation"]
+            self._masks[i, s] = o["action_mask"]
+            self.alive[i, s] = True
+
+    def _reset_game(self, i: int, seed: int | None) -> dict:
+        obs, info = self.envs[i].reset(seed=seed)
+        self._returns[i] = 0.0
+        self._lengths[i] = 0
+        self._write(i, obs, self.envs[i].agents)
+        return info
+
+    # ------------------------------------------------------------------ API
+    def reset(self, seed: int | Sequence[int | None] | None = None):
+        """Start a game in every slot. Returns ``(obs, masks, infos)``."""
+        seeds = seeds_for(seed, self.num_games)
+        infos = [self._reset_game(i, s) for i, s in enumerate(seeds)]
+        self._started = True
+        return self._obs.copy(), self._masks.copy(), infos
+
+    def step(self, actions: np.ndarray):
+        """One joint step of every game. ``actions``: ``(N, P)`` integers
+        (entries of seats that are not alive are ignored). Returns ``(obs,
+        masks, rewards, terminated, truncated, infos)``; ``infos[i]`` is a dict
+        per game: ``agents`` (the env's per-agent infos) and, at an episode
+        end, the final-observation entries of the module doc."""
+        if not self._started:
+            raise RuntimeError("call reset() before step()")
+        acts = np.asarray(actions)
+        if acts.shape != (self.num_games, self.num_seats):
+            raise ValueError(f"actions must have shape (num_games, num_seats) = {(self.num_games, self.num_seats)}, "
+                             f"got {acts.shape}")
+        if not np.issubdtype(acts.dtype, np.integer):
+            raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
+        self._check_legal(acts)
+        rewards = np.zeros((self.num_games, self.num_seats), dtype=np.float64)
+        terminated = np.zeros((self.num_games, self.num_seats), dtype=bool)
+        truncated = np.zeros((self.num_games, self.num_seats), dtype=bool)
+        infos: list[dict] = []
+        act_list = acts.tolist()
+        seat = self._seat
+        for i, env in enumerate(self.envs):
+            row = act_list[i]
+            joint = {a: row[seat[a]] for a in env.agents}
+            obs, rew, term, trunc, info = env.step(joint)
+            for a, r in rew.items():
+                s = seat[a]
+                rewards[i, s] = r
+                terminated[i, s] = term[a]
+                truncated[i, s] = trunc[a]
+            self._returns[i] += rewards[i]
+            self._lengths[i] += 1
+            game_info: dict[str, Any] = {"agents": info}
+            if not env.agents:  # the game ended on this step: record it, start the next
+                self._write(i, obs, list(obs))
+                game_info.update(
+                    final_observation=self._obs[i].copy(),
+                    final_action_mask=self._masks[i].copy(),
+                    outcome=env.engine.outcome(),
+                    episode_return=self._returns[i].copy(),
+                    episode_length=int(self._lengths[i]),
+                )
+                self._reset_game(i, None)
+            else:
+                self._write(i, obs, env.agents)
+            infos.append(game_info)
+        return self._obs.copy(), self._masks.copy(), rewards, terminated, truncated, infos
+
+    def _check_legal(self, acts: np.ndarray) -> None:
+        """With ``illegal_action="raise"``, refuse the whole batch before any
+        game steps if one live seat's action is out of range or illegal, with
+        the env's own error (it names the agent, the action, why, and what is
+        legal): a failed step changes nothing. (With ``"noop"`` each env
+        replaces illegal actions itself and flags them in its infos.)"""
+        if self.envs[0].illegal_action != "raise":
+            return
+        n = self.n_actions
+        legal = np.take_along_axis(self._masks, np.clip(acts, 0, n - 1)[..., None], -1)[..., 0]
+        wrong = self.alive & ((legal == 0) | (acts < 0) | (acts >= n))
+        if wrong.any():
+            i = int(np.argwhere(wrong)[0][0])
+            env = self.envs[i]
+            env.engine.validate({a: int(acts[i, self._seat[a]]) for a in env.agents}, "raise")
+            p = int(np.argwhere(wrong)[0][1])  # not reached: validate raised
+            raise ValueError(f"game {i}, {self.possible_agents[p]}: action {int(acts[i, p])} is not legal now")
+
+    def random_actions(self, rng: np.random.Generator, masks: np.ndarray | None = None) -> np.ndarray:
+        """Uniformly random legal actions ``(N, P)`` for ``masks`` (default: the current ones)."""
+        return random_legal_actions(rng, self._masks if masks is None else masks)
+
+    def close(self) -> None:
+        for env in self.envs:
+            env.close()
+
+    def __repr__(self) -> str:
+        return f"BatchedEnv({self.env_id!r}, num_games={self.num_games}, env_kwargs={self.env_kwargs})"

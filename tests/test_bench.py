@@ -1,0 +1,266 @@
+"""``python -m envs.bench``: counting, time accounting, JSON keys, ratios, and
+the messages of missing optional parts. No assertion depends on wall-clock speed."""
+
+from __future__ import annotations
+
+import importlib.util
+import itertools
+import json
+import sys
+
+import numpy as np
+import pytest
+
+import envs
+from envs.bench import cli
+from envs.bench.batched import batch_actions, measure_vector, steps_for
+from envs.bench.harness import Driver, Measurement, Run, measure, parallel_driver, play_parallel_episode
+from envs.bench.ratios import drift, met_counts, peer_rate, ratio_rows
+from envs.bench.scaling import cost_by_players
+from envs.bench.stats import median, spread, summarize
+from envs.bench.training_fps import explain
+from envs.core.seeding import make_rng
+
+
+def _small_config() -> envs.EnvConfiguration:
+    return envs.test_configurations("wok_star_v0")[0]
+
+
+def _manual_play(cfg, games: int, seed: int) -> tuple[int, int]:
+    """(agent-steps, joint steps) of the documented play, counted by hand."""
+    env = cfg.parallel_env()
+    rng = make_rng(seed)
+    agent_steps = joint_steps = 0
+    for g in range(games):
+        obs, _ = env.reset(seed=seed + g)
+        while env.agents:
+            actions = {}
+            for a in env.agents:
+                legal = np.flatnonzero(obs[a]["action_mask"])
+                actions[a] = int(legal[rng.integers(legal.size)])
+            obs, _, _, _, infos = env.step(actions)
+            agent_steps += len(infos)  # one info per agent that acted
+            joint_steps += 1
+    return agent_steps, joint_steps
+
+
+# ------------------------------------------------------------------ harness
+def test_harness_counts_agent_steps_like_manual_seeded_play():
+    cfg = _small_config()
+    m = measure(parallel_driver(cfg), games=2, repeats=2, seed=3, memory=False)
+    agent_steps, joint_steps = _manual_play(cfg, games=2, seed=3)
+    assert joint_steps > 0 and agent_steps >= joint_steps
+    for run in m.runs:  # every repeat replays the same games
+        assert (run.agent_steps, run.joint_steps, run.episodes) == (agent_steps, joint_steps, 2)
+    j = m.to_json()
+    assert j["agent_steps_per_run"] == agent_steps and j["steps_per_episode"] == joint_steps / 2
+    assert j["players"] == cfg.kwargs["players"] and m.peak_mib is None
+
+
+def test_reset_time_is_kept_apart_from_step_time():
+    ticks = itertools.count()
+    clock = lambda: float(next(ticks))  # every reading one "second" later
+    cfg = _small_config()
+    m = measure(parallel_driver(cfg), games=3, repeats=1, seed=0, memory=False, clock=clock)
+    run = m.runs[0]
+    # each episode reads the clock before reset, after reset, after its last step
+    assert run.reset_s == 3.0 and run.step_s == 3.0
+    assert run.agent_steps_per_s == run.agent_steps / 3.0
+    assert run.reset_ms == 1000.0 and run.episodes_per_s == 0.5
+
+
+def test_run_rates():
+    r = Run(agent_steps=10, joint_steps=5, episodes=2, reset_s=1.0, step_s=4.0)
+    assert (r.agent_steps_per_s, r.joint_steps_per_s, r.episodes_per_s, r.reset_ms) == (2.5, 1.25, 0.4, 500.0)
+
+
+def test_peak_memory_is_measured_and_positive():
+    m = measure(parallel_driver(_small_config()), games=1, repeats=1, seed=0, memory=True)
+    assert m.peak_mib is not None and m.peak_mib > 0
+
+
+def test_episode_cap_for_warmup():
+    env = _small_config().parallel_env()
+    ep = play_parallel_episode(env, make_rng(0), 0, max_joint_steps=3)
+    assert ep.joint_steps == 3
+
+
+# -------------------------------------------------------------------- stats
+def test_median_and_spread_helpers():
+    assert median([3.0, 1.0, 2.0]) == 2.0
+    assert median([4.0, 1.0, 2.0, 3.0]) == 2.5
+    assert spread([3.0, 1.0, 2.0]) == (1.0, 3.0)
+    assert summarize([2.0, 6.0, 4.0]) == {"median": 4.0, "min": 2.0, "max": 6.0, "values": [2.0, 6.0, 4.0]}
+    with pytest.raises(ValueError):
+        median([])
+    with pytest.raises(ValueError):
+        spread([])
+
+
+# ------------------------------------------------------------------- ratios
+def test_ratio_and_met_logic_on_given_numbers():
+    peers = [{"name": "c4", "target": 3.0, "before": 9000.0, "after": 10000.0},
+             {"name": "kaz", "target": 5.0, "before": 5000.0, "after": None}]
+    rows = ratio_rows([("a", 30000.0), ("b", 20000.0)], peers)
+    a, b = rows
+    assert a["vs"]["c4"] == {"peer_agent_steps_per_s": 10000.0, "ratio": 3.0, "target": 3.0, "met": True}  # >= is met
+    assert b["vs"]["c4"]["ratio"] == 2.0 and not b["vs"]["c4"]["met"]
+    assert a["vs"]["kaz"]["ratio"] == 6.0 and a["vs"]["kaz"]["met"]
+    assert b["vs"]["kaz"]["ratio"] == 4.0 and not b["vs"]["kaz"]["met"]
+    assert met_counts(rows) == {"c4": (1, 2), "kaz": (1, 2)}
+
+
+def test_peer_rate_is_the_faster_measurement_and_drift_is_relative():
+    assert peer_rate(9000.0, 10000.0) == 10000.0 and peer_rate(None, 7.0) == 7.0
+    with pytest.raises(ValueError):
+        peer_rate(None, None)
+    assert drift(10000.0, 11000.0) == pytest.approx(0.1)
+    assert drift(None, 1.0) is None
+
+
+# ------------------------------------------------------------------ scaling
+def _fake_measurement(env_id: str, players: int, aps: float, jps: float) -> Measurement:
+    d = Driver(name=f"{env_id}[{players}]", make=lambda: None, episode=lambda *a, **k: None, players=players, env_id=env_id)
+    return Measurement(d, [Run(agent_steps=int(aps), joint_steps=int(jps), episodes=1, reset_s=0.0, step_s=1.0)])
+
+
+def test_cost_by_players_groups_and_takes_medians():
+    ms = [_fake_measurement("x_v0", 2, 10000, 5000), _fake_measurement("x_v0", 2, 20000, 10000),
+          _fake_measurement("x_v0", 4, 5000, 1250)]
+    rows = cost_by_players(ms)
+    assert [(r["players"], r["configurations"]) for r in rows] == [(2, 2), (4, 1)]
+    assert rows[0]["us_per_agent_step"] == pytest.approx(75.0) and rows[0]["relative"] == 1.0
+    assert rows[1]["us_per_agent_step"] == pytest.approx(200.0) and rows[1]["us_per_joint_step"] == pytest.approx(800.0)
+    assert rows[1]["relative"] == pytest.approx(200.0 / 75.0)
+
+
+# ------------------------------------------------------------------- vector
+def test_batch_actions_are_legal_and_cover_every_legal_action():
+    rng = make_rng(0)
+    masks = np.zeros((4, 3, 6), dtype=np.int8)
+    masks[..., 0] = 1
+    masks[0, 0, [2, 5]] = 1
+    masks[1, 2, :] = 1
+    seen = set()
+    for _ in range(200):
+        acts = batch_actions(masks, rng)
+        assert acts.shape == (4, 3)
+        assert np.take_along_axis(masks, acts[..., None], -1).all()
+        seen.add(int(acts[0, 0]))
+    assert seen == {0, 2, 5}
+    assert batch_actions(np.zeros((1, 1, 3), dtype=np.int8), rng)[0, 0] == 0
+
+
+class _FakeVenv:
+    """Two seats per game; seat 1 of odd games sits out."""
+
+    def __init__(self, env_id, num_games, env_kwargs=None):
+        self.num_games, self.num_seats = num_games, 2
+        self.alive = np.ones((num_games, 2), dtype=bool)
+        self.alive[1::2, 1] = False
+        self.closed = False
+        self.masks = np.ones((num_games, 2, 3), dtype=np.int8)
+
+    def reset(self, seed=None):
+        return np.zeros((self.num_games, 2, 1), np.float32), self.masks, [{}] * self.num_games
+
+    def step(self, actions):
+        assert actions.shape == (self.num_games, 2)
+        z = np.zeros((self.num_games, 2))
+        return z[..., None], self.masks, z, z.astype(bool), z.astype(bool), [{}] * self.num_games
+
+    def close(self):
+        self.closed = True
+
+
+def test_vector_harness_counts_alive_seats():
+    made = []
+    factory = lambda *a, **k: made.append(_FakeVenv(*a, **k)) or made[-1]
+    r = measure_vector(factory, "x_v0", {"players": 2}, num_games=4, steps=10, repeats=2)
+    assert r["agent_steps_per_run"] == 10 * 6  # 4 games x 2 seats, 2 sitting out
+    assert len(r["agent_steps_per_s"]["values"]) == 2 and made[0].closed
+    assert steps_for(64, 2048) == 32 and steps_for(1, 2048) == 2048 and steps_for(1024, 2048) == 8
+
+
+@pytest.mark.skipif(importlib.util.find_spec("envs.vector") is None, reason="envs.vector not in this checkout")
+def test_vector_harness_runs_the_real_batched_env():
+    from envs.vector import BatchedEnv
+
+    cfg = _small_config()
+    r = measure_vector(BatchedEnv, cfg.env_id, cfg.kwargs, num_games=2, steps=8, repeats=1)
+    assert 0 < r["agent_steps_per_run"] <= 8 * 2 * cfg.kwargs["players"]
+
+
+# ---------------------------------------------------------------------- CLI
+JSON_KEYS = {"schema", "command", "machine", "settings", "configurations", "peers", "ratios", "vector", "training", "scaling"}
+CONFIG_KEYS = {"name", "env_id", "kwargs", "players", "episodes_per_run", "agent_steps_per_run", "joint_steps_per_run",
+               "steps_per_episode", "agent_steps_per_s", "joint_steps_per_s", "episodes_per_s", "reset_ms", "peak_memory_mib"}
+MACHINE_KEYS = {"cpu", "cores", "usable_cores", "platform", "python", "implementation", "numpy", "pettingzoo",
+                "kitchen_arena", "load_average", "started_at"}
+
+
+def test_json_of_a_tiny_run_has_the_documented_keys(tmp_path):
+    path = tmp_path / "bench.json"
+    lines: list[str] = []
+    assert cli.main(["--env", "wok_star_v0", "--first", "1", "--games", "1", "--repeats", "1", "--json", str(path)],
+                    out=lines.append) == 0
+    doc = json.loads(path.read_text())
+    assert set(doc) == JSON_KEYS and doc["schema"] == "kitchen-arena-bench/1"
+    assert set(doc["machine"]) == MACHINE_KEYS
+    assert doc["settings"]["games"] == 1 and doc["settings"]["repeats"] == 1 and doc["settings"]["spread"] == "min-max"
+    (c,) = doc["configurations"]
+    assert set(c) == CONFIG_KEYS and c["name"] == _small_config().name
+    for k in ("agent_steps_per_s", "joint_steps_per_s", "episodes_per_s", "reset_ms"):
+        assert set(c[k]) == {"median", "min", "max", "values"} and len(c[k]["values"]) == 1
+    assert c["peak_memory_mib"] > 0
+    assert all(doc[k] is None for k in ("peers", "ratios", "vector", "training", "scaling"))
+    text = "\n".join(lines)
+    assert "| configuration | agent-steps/s |" in text and _small_config().name in text and "Machine:" in text
+
+
+def _hide_pygame(monkeypatch):
+    monkeypatch.setitem(sys.modules, "pygame", None)  # `import pygame` now fails as if absent
+    for name in list(sys.modules):
+        if name.startswith(("pettingzoo.classic.connect_four", "pettingzoo.butterfly.knights_archers_zombies")):
+            monkeypatch.delitem(sys.modules, name)
+
+
+def test_peers_without_pygame_fail_first_with_the_install_hint(monkeypatch, capsys):
+    _hide_pygame(monkeypatch)
+    lines: list[str] = []
+    assert cli.main(["--peers", "--env", "wok_star_v0", "--first", "1", "--games", "1", "--repeats", "1"],
+                    out=lines.append) == 2
+    err = capsys.readouterr().err
+    assert 'pip install -e ".[bench]"' in err and "pygame is not installed" in err
+    assert lines == []  # nothing measured before failing
+
+
+@pytest.mark.skipif(importlib.util.find_spec("pygame") is None, reason="pygame (bench extra) not installed")
+def test_peer_drivers_count_steps():
+    from envs.bench.peers import load_peers
+
+    c4, kaz = load_peers()
+    m = measure(c4.driver, games=2, repeats=1, seed=0, memory=False)
+    run = m.runs[0]
+    # each env.step is one agent-step; a game takes 7 to 42 moves plus one closing step per player
+    assert run.agent_steps == run.joint_steps and 2 * 9 <= run.agent_steps <= 2 * 44
+    ep = kaz.driver.episode(kaz.driver.make(), make_rng(0), 0, max_joint_steps=5)
+    assert ep.joint_steps == 5 and ep.agent_steps == 5 * 4  # 2 archers + 2 knights, all alive at the start
+
+
+def test_vector_without_envs_vector_fails_first(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "envs.vector", None)
+    assert cli.main(["--vector", "--env", "wok_star_v0", "--first", "1"], out=lambda s="": None) == 2
+    assert "envs.vector" in capsys.readouterr().err
+
+
+def test_training_messages(monkeypatch, capsys):
+    monkeypatch.setitem(sys.modules, "training.throughput", None)
+    assert cli.main(["--training", "--env", "wok_star_v0", "--first", "1"], out=lambda s="": None) == 2
+    assert "training/throughput.py" in capsys.readouterr().err
+    assert 'pip install -e ".[train]"' in explain(ModuleNotFoundError("No module named 'torch'", name="torch"))
+
+
+def test_bad_counts_are_refused(capsys):
+    assert cli.main(["--games", "0"], out=lambda s="": None) == 2
+    assert "--games" in capsys.readouterr().err

@@ -1,0 +1,124 @@
+"""envs.vector: stacked arrays that replay exactly what separate envs play."""
+
+import numpy as np
+import pytest
+
+import envs
+from envs.vector import BatchedEnv, ProcessBatchedEnv, random_legal_actions, seeds_for
+
+CASES = [("wok_star_v0", {"players": 3}), ("frying_master_v0", {"players": 2}), ("waroong_wars_v0", {"players": 4})]
+
+
+def _separate(env_id, kwargs, n, seed):
+    out = []
+    for i in range(n):
+        env = envs.get_env_module(env_id).parallel_env(**kwargs)
+        obs, _ = env.reset(seed=seed + i)
+        out.append([env, obs])
+    return out
+
+
+@pytest.mark.parametrize("env_id,kwargs", CASES)
+def test_batch_replays_separate_envs_step_for_step_including_auto_reset(env_id, kwargs):
+    kwargs = {**kwargs, "max_ticks": 7}  # short episodes: several auto-resets
+    n, seed = 3, 40
+    venv = BatchedEnv(env_id, n, kwargs)
+    obs, masks, _ = venv.reset(seed=seed)
+    ref = _separate(env_id, kwargs, n, seed)
+    agents = venv.possible_agents
+    rng = np.random.default_rng(1)
+    resets = 0
+    for _ in range(20):
+        for i, (env, o) in enumerate(ref):
+            for p, a in enumerate(agents):
+                assert venv.alive[i, p] == (a in env.agents)
+                if a in env.agents:
+                    np.testing.assert_array_equal(obs[i, p], o[a]["observation"])
+                    np.testing.assert_array_equal(masks[i, p], o[a]["action_mask"])
+        actions = random_legal_actions(rng, masks)
+        obs, masks, rew, term, trunc, infos = venv.step(actions)
+        for i, pair in enumerate(ref):
+            env, _ = pair
+            o, r, te, tr, _ = env.step({a: int(actions[i, agents.index(a)]) for a in env.agents})
+            for a in r:
+                p = agents.index(a)
+                assert rew[i, p] == r[a] and term[i, p] == te[a] and trunc[i, p] == tr[a]
+            if not env.agents:
+                resets += 1
+                final = infos[i]["final_observation"]
+                for a in o:
+                    np.testing.assert_array_equal(final[agents.index(a)], o[a]["observation"])
+                assert infos[i]["episode_length"] == env.engine.tick
+                assert infos[i]["outcome"] == env.engine.outcome()
+                o, _ = env.reset()  # auto-reset continues the game's generator
+            else:
+                assert "final_observation" not in infos[i]
+            pair[1] = o
+    assert resets >= n  # the auto-reset path was exercised
+
+
+def test_returned_arrays_are_fresh():
+    venv = BatchedEnv("frying_master_v0", 2)
+    obs, masks, _ = venv.reset(seed=0)
+    keep = obs.copy()
+    obs2, masks2, *_ = venv.step(random_legal_actions(np.random.default_rng(0), masks))
+    assert not np.shares_memory(obs, obs2) and not np.shares_memory(masks, masks2)
+    np.testing.assert_array_equal(obs, keep)
+
+
+def test_process_form_matches_in_process_form():
+    kwargs = {"players": 3, "max_ticks": 6}
+    local = BatchedEnv("waroong_wars_v0", 5, kwargs)
+    with ProcessBatchedEnv("waroong_wars_v0", 5, workers=2, env_kwargs=kwargs) as remote:
+        assert remote.workers == 2
+        a = local.reset(seed=9)
+        b = remote.reset(seed=9)
+        rng = np.random.default_rng(3)
+        for _ in range(12):
+            np.testing.assert_array_equal(a[0], b[0])
+            np.testing.assert_array_equal(a[1], b[1])
+            np.testing.assert_array_equal(local.alive, remote.alive)
+            actions = random_legal_actions(rng, a[1])
+            a = local.step(actions)
+            b = remote.step(actions)
+            for k in range(2, 5):
+                np.testing.assert_array_equal(a[k], b[k])
+            assert [("final_observation" in x) for x in a[5]] == [("final_observation" in x) for x in b[5]]
+
+
+def test_bad_input_is_a_clear_error():
+    venv = BatchedEnv("wok_star_v0", 2, {"players": 2})
+    with pytest.raises(RuntimeError, match="reset"):
+        venv.step(np.zeros((2, 2), dtype=int))
+    venv.reset(seed=0)
+    with pytest.raises(ValueError, match=r"shape \(num_games, num_seats\) = \(2, 2\)"):
+        venv.step(np.zeros((2, 3), dtype=int))
+    with pytest.raises(ValueError, match="integers"):
+        venv.step(np.zeros((2, 2)))
+    with pytest.raises(ValueError, match="2 seeds for 3 games"):
+        seeds_for([1, 2], 3)
+    with pytest.raises(ValueError, match="num_games"):
+        BatchedEnv("wok_star_v0", 0)
+    with pytest.raises(ValueError, match="players"):
+        ProcessBatchedEnv("wok_star_v0", 2, workers=2, env_kwargs={"players": 9})
+    # an illegal action is refused by the env and names the agent; the batch is unchanged
+    obs, masks, _ = venv.reset(seed=1)
+    before = [e.snapshot() for e in venv.envs]
+    acts = random_legal_actions(np.random.default_rng(0), masks)
+    acts[1, 1] = np.flatnonzero(masks[1, 1] == 0)[0]  # illegal in the second game only
+    with pytest.raises(ValueError, match="chef_1"):
+        venv.step(acts)
+    acts[1, 1] = 10_000
+    with pytest.raises(ValueError, match=r"chef_1.*out of range: valid indices are 0\.\."):
+        venv.step(acts)
+    assert [e.snapshot() for e in venv.envs] == before  # no game stepped
+    np.testing.assert_array_equal(venv.reset(seed=1)[0], obs)
+
+
+def test_random_legal_actions_only_pick_legal_ones_and_cover_them():
+    masks = np.zeros((2000, 5), dtype=np.int8)
+    masks[:, [0, 2, 4]] = 1
+    picks = random_legal_actions(np.random.default_rng(0), masks)
+    assert set(picks.tolist()) == {0, 2, 4}
+    counts = np.bincount(picks, minlength=5)[[0, 2, 4]]
+    assert counts.min() > 550  # roughly uniform (expected 667 each)

@@ -1,0 +1,145 @@
+"""Rollout throughput: MaskablePPO through the bridge next to PPO on CartPole.
+
+``python -m envs.bench --training`` (or :func:`run_throughput`) measures, with
+the same settings for every row (``n_steps``, ``n_envs`` vectorised slots, an
+MLP of the same size, one torch thread, CPU):
+
+* each game: sb3-contrib ``MaskablePPO`` learning on the training bridge
+  (:class:`training.vec_env.MultiAgentVecEnv`, single process: ``workers=1``,
+  so it compares with CartPole's in-process ``DummyVecEnv``), the game's
+  ``configs/<game>_quick.yaml`` env and seating (the non-learning seats are
+  played by their policies inside the bridge, as in training);
+* ``CartPole-v1``: stable-baselines3 ``PPO`` on a ``DummyVecEnv``.
+
+The figure is *rollout frames per second*: ``n_steps * n_envs`` divided by
+the wall time of ``collect_rollouts`` (policy forward passes included, the
+gradient update excluded), timed with SB3 callbacks (``_on_rollout_start`` /
+``_on_rollout_end``), median over the rollouts after the first (warm-up).
+The ratio game / CartPole is the issue's measure of whether env cost limits
+training (target: at least 0.6).
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from pathlib import Path
+from typing import Callable
+
+import numpy as np
+
+CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
+GAMES = ("wok_star_v0", "frying_master_v0", "waroong_wars_v0")
+SETTINGS = {"n_steps": 128, "n_envs": 16, "net_arch": [64, 64], "rollouts": 4}
+QUICK_SETTINGS = {"n_steps": 32, "n_envs": 4, "net_arch": [32, 32], "rollouts": 2}
+
+
+def _rollout_timer():
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class RolloutTimer(BaseCallback):
+        """Wall time of every ``collect_rollouts`` call."""
+
+        def __init__(self):
+            super().__init__()
+            self.times: list[float] = []
+            self._t0 = 0.0
+
+        def _on_rollout_start(self) -> None:
+            self._t0 = time.perf_counter()
+
+        def _on_rollout_end(self) -> None:
+            self.times.append(time.perf_counter() - self._t0)
+
+        def _on_step(self) -> bool:
+            return True
+
+    return RolloutTimer()
+
+
+def _fps(times: list[float], frames: int) -> float:
+    kept = times[1:] if len(times) > 1 else times  # the first rollout warms up
+    return frames / statistics.median(kept)
+
+
+def cartpole_fps(s: dict) -> float:
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    torch.set_num_threads(1)
+    venv = make_vec_env("CartPole-v1", n_envs=s["n_envs"], seed=0)
+    model = PPO("MlpPolicy", venv, n_steps=s["n_steps"], batch_size=s["n_steps"] * s["n_envs"], n_epochs=1,
+                policy_kwargs={"net_arch": list(s["net_arch"])}, seed=0, device="cpu")
+    timer = _rollout_timer()
+    model.learn(s["n_steps"] * s["n_envs"] * s["rollouts"], callback=timer)
+    venv.close()
+    return _fps(timer.times, s["n_steps"] * s["n_envs"])
+
+
+def bridge_fps(env_id: str, s: dict, workers: int = 1) -> tuple[float, int, int]:
+    """(rollout fps, learner slots, env copies) for one game, the copies
+    stepped by ``workers`` processes (1: all in this process)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from training.actor import NumpyActor
+    from training.config import load_config
+    from training.trainer import plan_run
+    from training.vec_env import MultiAgentVecEnv
+
+    game = env_id.removesuffix("_v0")
+    cfg = load_config(CONFIG_DIR / f"{game}_quick.yaml")
+    plan = plan_run(cfg)
+    copies = max(1, s["n_envs"] // plan.learners)
+    torch.set_num_threads(1)
+    venv = VecMonitor(MultiAgentVecEnv(plan.settings, copies, workers))
+    try:
+        n_envs = venv.num_envs
+        model = MaskablePPO("MlpPolicy", venv, n_steps=s["n_steps"], batch_size=s["n_steps"] * n_envs, n_epochs=1,
+                            policy_kwargs={"net_arch": list(s["net_arch"])}, seed=0, device="cpu")
+        if plan.uses_pool:
+            venv.venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(model.policy).state())
+        timer = _rollout_timer()
+        model.learn(s["n_steps"] * n_envs * s["rollouts"], callback=timer)
+        return _fps(timer.times, s["n_steps"] * n_envs), n_envs, copies
+    finally:
+        venv.close()
+
+
+def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
+                   games: tuple[str, ...] = GAMES, workers: tuple[int, ...] = (1, 2)) -> list[dict]:
+    """Measure every game and CartPole (CartPole first and last, so drift shows);
+    print a markdown table; return its rows. The ratio uses the single-process
+    figure (``workers=1``, like CartPole's DummyVecEnv); other worker counts
+    are shown next to it (what training with both cores gets)."""
+    s = dict(QUICK_SETTINGS if quick else SETTINGS)
+    before = cartpole_fps(s)
+    rows = []
+    for env_id in games:
+        fps, n_envs, copies = bridge_fps(env_id, s, 1)
+        row = {"env": env_id, "rollout_fps": fps, "n_envs": n_envs, "env_copies": copies, "by_workers": {1: fps}}
+        for w in workers:
+            if w != 1:
+                row["by_workers"][w] = bridge_fps(env_id, s, w)[0]
+        rows.append(row)
+    after = cartpole_fps(s)
+    cart = float(np.mean([before, after]))
+    log(f"Rollout throughput: n_steps={s['n_steps']}, n_envs={s['n_envs']}, MLP {s['net_arch']}, "
+        f"1 torch thread, single process; CartPole-v1 PPO {before:,.0f} fps before and {after:,.0f} after the games")
+    log("")
+    extra = [w for w in workers if w != 1]
+    log("| env | algorithm | slots x copies | rollout frames/s | ratio to CartPole | target >= 0.6 |"
+        + "".join(f" frames/s, {w} processes |" for w in extra))
+    log("|---|---|---|---|---|---|" + "---|" * len(extra))
+    log(f"| CartPole-v1 | PPO | {s['n_envs']} x 1 | {cart:,.0f} | 1.00 | |" + " |" * len(extra))
+    for r in rows:
+        r["ratio_to_cartpole"] = r["rollout_fps"] / cart
+        r["target_met"] = r["ratio_to_cartpole"] >= 0.6
+        log(f"| {r['env']} | MaskablePPO | {r['n_envs']} x {r['env_copies']} | {r['rollout_fps']:,.0f} | "
+            f"{r['ratio_to_cartpole']:.2f} | {'met' if r['target_met'] else 'missed'} |"
+            + "".join(f" {r['by_workers'][w]:,.0f} |" for w in extra))
+    rows.append({"env": "CartPole-v1", "rollout_fps": cart, "n_envs": s["n_envs"], "before": before, "after": after,
+                 "settings": s})
+    return rows
