@@ -100,16 +100,21 @@ class BatchedEnv:
     # ------------------------------------------------------------------ internals
     def _write(self, i: int, obs: Mapping[str, Mapping[str, np.ndarray]], live: Sequence[str]) -> None:
         """Store game ``i``'s observations of the seats ``live`` (others: zeros, noop-only)."""
-        self.alive[i] = False
-        self._obs[i] = 0.0
-        self._masks[i] = 0
-        self._masks[i, :, 0] = 1
+        o_arr, m_arr, seat = self._obs[i], self._masks[i], self._seat
+        if len(live) != self.num_seats:  # some seats sit out: clear them first
+            self.alive[i] = False
+            o_arr[:] = 0.0
+            m_arr[:] = 0
+            m_arr[:, 0] = 1
+        else:
+            self.alive[i] = True
         for a in live:
-            s = self._seat[a]
+            s = seat[a]
             o = obs[a]
-            self._obs[i, s] = o["observation"]
-            self._masks[i, s] = o["action_mask"]
-            self.alive[i, s] = True
+            o_arr[s] = o["observation"]
+            m_arr[s] = o["action_mask"]
+            if len(live) != self.num_seats:
+                self.alive[i, s] = True
 
     def _reset_game(self, i: int, seed: int | None) -> dict:
         obs, info = self.envs[i].reset(seed=seed)
@@ -141,37 +146,41 @@ class BatchedEnv:
         if not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
         self._check_legal(acts)
-        rewards = np.zeros((self.num_games, self.num_seats), dtype=np.float64)
-        terminated = np.zeros((self.num_games, self.num_seats), dtype=bool)
-        truncated = np.zeros((self.num_games, self.num_seats), dtype=bool)
+        n, p = self.num_games, self.num_seats
+        rew_rows = [[0.0] * p for _ in range(n)]
+        term_rows = [[False] * p for _ in range(n)]
+        trunc_rows = [[False] * p for _ in range(n)]
         infos: list[dict] = []
+        ended: list[tuple[int, dict, dict]] = []
         act_list = acts.tolist()
         seat = self._seat
         for i, env in enumerate(self.envs):
             row = act_list[i]
             joint = {a: row[seat[a]] for a in env.agents}
             obs, rew, term, trunc, info = env.step(joint)
+            r_row, te_row, tr_row = rew_rows[i], term_rows[i], trunc_rows[i]
             for a, r in rew.items():
                 s = seat[a]
-                rewards[i, s] = r
-                terminated[i, s] = term[a]
-                truncated[i, s] = trunc[a]
-            self._returns[i] += rewards[i]
-            self._lengths[i] += 1
+                r_row[s] = r
+                te_row[s] = term[a]
+                tr_row[s] = trunc[a]
             game_info: dict[str, Any] = {"agents": info}
-            if not env.agents:  # the game ended on this step: record it, start the next
-                self._write(i, obs, list(obs))
-                game_info.update(
-                    final_observation=self._obs[i].copy(),
-                    final_action_mask=self._masks[i].copy(),
-                    outcome=env.engine.outcome(),
-                    episode_return=self._returns[i].copy(),
-                    episode_length=int(self._lengths[i]),
-                )
-                self._reset_game(i, None)
-            else:
+            if env.agents:
                 self._write(i, obs, env.agents)
+            else:  # the game ended on this step: record it, start the next once returns are summed
+                self._write(i, obs, list(obs))
+                game_info.update(final_observation=self._obs[i].copy(), final_action_mask=self._masks[i].copy(),
+                                 outcome=env.engine.outcome())
+                ended.append((i, game_info, obs))
             infos.append(game_info)
+        rewards = np.array(rew_rows, dtype=np.float64)
+        terminated = np.array(term_rows, dtype=bool)
+        truncated = np.array(trunc_rows, dtype=bool)
+        self._returns += rewards
+        self._lengths += 1
+        for i, game_info, _ in ended:
+            game_info.update(episode_return=self._returns[i].copy(), episode_length=int(self._lengths[i]))
+            self._reset_game(i, None)
         return self._obs.copy(), self._masks.copy(), rewards, terminated, truncated, infos
 
     def _check_legal(self, acts: np.ndarray) -> None:
