@@ -122,3 +122,33 @@ def test_random_legal_actions_only_pick_legal_ones_and_cover_them():
     assert set(picks.tolist()) == {0, 2, 4}
     counts = np.bincount(picks, minlength=5)[[0, 2, 4]]
     assert counts.min() > 550  # roughly uniform (expected 667 each)
+
+
+def test_process_form_refuses_a_bad_batch_before_any_game_steps():
+    kwargs = {"players": 2}
+    local = BatchedEnv("frying_master_v0", 4, kwargs)
+    with ProcessBatchedEnv("frying_master_v0", 4, workers=2, env_kwargs=kwargs) as remote:
+        with pytest.raises(RuntimeError, match="reset"):
+            remote.step(np.zeros((4, 2), dtype=int))
+        a = local.reset(seed=5)
+        b = remote.reset(seed=5)
+        rng = np.random.default_rng(0)
+        acts = random_legal_actions(rng, b[1])
+        bad = acts.copy()
+        bad[3, 1] = np.flatnonzero(b[1][3, 1] == 0)[0]  # illegal in game 3: the remote worker's shard
+        with pytest.raises(ValueError, match=r"game 3, chef_1: action \d+ is .* not legal now; legal: \[.*no game was stepped"):
+            remote.step(bad)
+        bad[3, 1] = 999
+        with pytest.raises(ValueError, match="out of range"):
+            remote.step(bad)
+        # nothing stepped: both forms continue identically
+        a, b = local.step(acts), remote.step(acts)
+        for k in range(5):
+            np.testing.assert_array_equal(a[k], b[k])
+
+
+def test_process_form_with_one_worker_runs_in_this_process():
+    with ProcessBatchedEnv("wok_star_v0", 3, workers=1, env_kwargs={"players": 2}) as venv:
+        assert venv.workers == 1 and not venv._procs
+        obs, masks, _ = venv.reset(seed=0)
+        assert obs.shape[:2] == (3, 2) and masks.dtype == np.int8
