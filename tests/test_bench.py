@@ -13,7 +13,7 @@ import pytest
 
 import envs
 from envs.bench import cli
-from envs.bench.batched import batch_actions, measure_vector, steps_for
+from envs.bench.batched import measure_vector, steps_for
 from envs.bench.harness import Driver, Measurement, Run, measure, parallel_driver, play_parallel_episode
 from envs.bench.ratios import drift, met_counts, peer_rate, ratio_rows
 from envs.bench.scaling import cost_by_players
@@ -135,22 +135,6 @@ def test_cost_by_players_groups_and_takes_medians():
 
 
 # ------------------------------------------------------------------- vector
-def test_batch_actions_are_legal_and_cover_every_legal_action():
-    rng = make_rng(0)
-    masks = np.zeros((4, 3, 6), dtype=np.int8)
-    masks[..., 0] = 1
-    masks[0, 0, [2, 5]] = 1
-    masks[1, 2, :] = 1
-    seen = set()
-    for _ in range(200):
-        acts = batch_actions(masks, rng)
-        assert acts.shape == (4, 3)
-        assert np.take_along_axis(masks, acts[..., None], -1).all()
-        seen.add(int(acts[0, 0]))
-    assert seen == {0, 2, 5}
-    assert batch_actions(np.zeros((1, 1, 3), dtype=np.int8), rng)[0, 0] == 0
-
-
 class _FakeVenv:
     """Two seats per game; seat 1 of odd games sits out."""
 
@@ -182,7 +166,6 @@ def test_vector_harness_counts_alive_seats():
     assert steps_for(64, 2048) == 32 and steps_for(1, 2048) == 2048 and steps_for(1024, 2048) == 8
 
 
-@pytest.mark.skipif(importlib.util.find_spec("envs.vector") is None, reason="envs.vector not in this checkout")
 def test_vector_harness_runs_the_real_batched_env():
     from envs.vector import BatchedEnv
 
@@ -246,12 +229,6 @@ def test_peer_drivers_count_steps():
     assert run.agent_steps == run.joint_steps and 2 * 9 <= run.agent_steps <= 2 * 44
     ep = kaz.driver.episode(kaz.driver.make(), make_rng(0), 0, max_joint_steps=5)
     assert ep.joint_steps == 5 and ep.agent_steps == 5 * 4  # 2 archers + 2 knights, all alive at the start
-
-
-def test_vector_without_envs_vector_fails_first(monkeypatch, capsys):
-    monkeypatch.setitem(sys.modules, "envs.vector", None)
-    assert cli.main(["--vector", "--env", "wok_star_v0", "--first", "1"], out=lambda s="": None) == 2
-    assert "envs.vector" in capsys.readouterr().err
 
 
 def test_training_messages(monkeypatch, capsys):

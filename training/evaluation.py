@@ -26,7 +26,6 @@ import copy
 import json
 import math
 import multiprocessing as mp
-import os
 from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, Sequence
@@ -35,6 +34,7 @@ import numpy as np
 
 from envs.core.play import play_episode
 from envs.core.policy import Policy
+from envs.core.workers import one_blas_thread
 
 from training.envspec import EnvSpec
 from training.policies import ActorPolicy, PolicySpec, make_policy, parse_spec
@@ -166,17 +166,8 @@ def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | N
     size = math.ceil(len(seeds) / workers)
     chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
     ctx = mp.get_context("spawn")
-    saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-    os.environ.update({k: "1" for k in saved})
-    try:
-        with ctx.Pool(len(chunks)) as pool:
-            parts = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic) for c in chunks])
-    finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+    with one_blas_thread(), ctx.Pool(len(chunks)) as pool:
+        parts = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic) for c in chunks])
     return [g for part in parts for g in part]
 
 

@@ -38,15 +38,16 @@ observation, see :mod:`training.obs`). ``num_envs = n_copies * learners``.
 from __future__ import annotations
 
 import multiprocessing as mp
-import os
 from typing import Any, Sequence
 
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
+from envs.core.workers import dispatch, one_blas_thread, receive
+
 from training.copies import BridgeSettings, CopyGroup
-from training.worker import WorkerError, worker_main
+from training.worker import COMMANDS, worker_main
 
 
 class _Remote:
@@ -62,13 +63,7 @@ class _Remote:
         self.conn.send((cmd, data))
 
     def recv(self) -> Any:
-        try:
-            status, payload = self.conn.recv()
-        except EOFError as e:
-            raise WorkerError(f"bridge worker {self.proc.pid} died (exit code {self.proc.exitcode})") from e
-        if status != "ok":
-            raise WorkerError(f"in bridge worker {self.proc.pid}: {payload}")
-        return payload
+        return receive(self.conn, self.proc, "bridge worker")
 
     def call(self, cmd: str, data: Any = None) -> Any:
         self.send(cmd, data)
@@ -88,22 +83,7 @@ class _Local:
     def recv(self) -> Any:
         cmd, data = self._pending
         self._pending = None
-        if cmd == "step":
-            return self.group.step(data)
-        if cmd == "reset":
-            return self.group.reset(data)
-        if cmd == "teacher_step":
-            return self.group.teacher_step(*data)
-        if cmd == "set_student":
-            return self.group.set_student(data)
-        if cmd == "add_snapshot":
-            self.group.add_snapshot(*data)
-            return self.group.pool_names()
-        if cmd == "describe":
-            return self.group.describe()
-        if cmd == "close":
-            return self.group.close()
-        raise ValueError(f"unknown command {cmd!r}")
+        return dispatch(COMMANDS, self.group, cmd, data)
 
     def call(self, cmd: str, data: Any = None) -> Any:
         self.send(cmd, data)
@@ -144,16 +124,8 @@ class MultiAgentVecEnv(VecEnv):
             self._backends = [_Local(settings, self._parts[0])]
             if len(self._parts) > 1:
                 ctx = mp.get_context("spawn")
-                saved = {k: os.environ.get(k) for k in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")}
-                os.environ.update({k: "1" for k in saved})
-                try:
+                with one_blas_thread():
                     remotes = [_Remote(ctx, settings, part) for part in self._parts[1:]]
-                finally:
-                    for k, v in saved.items():
-                        if v is None:
-                            os.environ.pop(k, None)
-                        else:
-                            os.environ[k] = v
                 self._backends += remotes
                 for b in remotes:
                     b.recv()  # construction report (raises the worker's error if any)

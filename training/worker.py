@@ -10,48 +10,28 @@ scripted teacher labels the learner seats: behaviour-cloning data), ``set_studen
 
 from __future__ import annotations
 
-import signal
-import traceback
+from envs.core.workers import WorkerError, serve  # noqa: F401  (WorkerError: raised by the bridge)
 
 from training.copies import BridgeSettings, CopyGroup
 
 
-class WorkerError(RuntimeError):
-    """An exception raised inside a bridge worker process (message and traceback included)."""
+def _add_snapshot(group: CopyGroup, data) -> list[str]:
+    group.add_snapshot(*data)
+    return group.pool_names()
+
+
+#: What a copy group answers, in a worker or in the main process (training.vec_env._Local).
+COMMANDS = {
+    "step": lambda g, d: g.step(d),
+    "reset": lambda g, d: g.reset(d),
+    "teacher_step": lambda g, d: g.teacher_step(*d),
+    "set_student": lambda g, d: g.set_student(d),
+    "add_snapshot": _add_snapshot,
+    "describe": lambda g, d: g.describe(),
+    "close": lambda g, d: g.close(),
+}
 
 
 def worker_main(conn, settings: BridgeSettings, copy_indices: list[int]) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the main process handles Ctrl-C and closes us
-    try:
-        group = CopyGroup(settings, copy_indices)
-    except BaseException as e:  # noqa: BLE001
-        conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
-        return
-    conn.send(("ok", (group.n_slots, group.encoder.size, group.encoder.n_actions)))
-    while True:
-        try:
-            cmd, data = conn.recv()
-        except EOFError:
-            return
-        try:
-            if cmd == "step":
-                conn.send(("ok", group.step(data)))
-            elif cmd == "reset":
-                conn.send(("ok", group.reset(data)))
-            elif cmd == "teacher_step":
-                conn.send(("ok", group.teacher_step(*data)))
-            elif cmd == "set_student":
-                conn.send(("ok", group.set_student(data)))
-            elif cmd == "add_snapshot":
-                group.add_snapshot(*data)
-                conn.send(("ok", group.pool_names()))
-            elif cmd == "describe":
-                conn.send(("ok", group.describe()))
-            elif cmd == "close":
-                group.close()
-                conn.send(("ok", None))
-                return
-            else:
-                conn.send(("error", f"unknown command {cmd!r}"))
-        except BaseException as e:  # noqa: BLE001 - report everything to the parent
-            conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
+    serve(conn, lambda: CopyGroup(settings, copy_indices), COMMANDS,
+          hello=lambda g: (g.n_slots, g.encoder.size, g.encoder.n_actions))

@@ -14,33 +14,11 @@ import math
 import time
 from typing import Any, Callable
 
-import numpy as np
-
-from envs.bench.errors import Unavailable
 from envs.bench.stats import summarize
 from envs.core.seeding import make_rng
+from envs.vector import random_legal_actions
 
-INSTALL_HINT = "envs.vector (BatchedEnv, ProcessBatchedEnv) is not in this checkout"
 WARMUP_STEPS = 3
-
-
-class VectorUnavailable(Unavailable):
-    pass
-
-
-def load_vector() -> tuple[Callable[..., Any], Callable[..., Any]]:
-    try:
-        from envs.vector import BatchedEnv, ProcessBatchedEnv
-    except ImportError as e:
-        raise VectorUnavailable(f"--vector needs {INSTALL_HINT} ({e})") from e
-    return BatchedEnv, ProcessBatchedEnv
-
-
-def batch_actions(masks: np.ndarray, rng: np.random.Generator) -> np.ndarray:
-    """(N, P) actions, each uniform over the legal ones of its (N, P, A) mask
-    row (action 0 for a row with none legal)."""
-    u = rng.random(masks.shape)
-    return np.where(masks.astype(bool), u, -1.0).argmax(axis=-1)
 
 
 def steps_for(num_games: int, game_steps: int) -> int:
@@ -53,12 +31,12 @@ def time_vector(venv, steps: int, seed: int, clock=time.perf_counter) -> tuple[i
     rng = make_rng(seed)
     _, masks, _ = venv.reset(seed=seed)
     for _ in range(WARMUP_STEPS):
-        _, masks, *_ = venv.step(batch_actions(masks, rng))
+        _, masks, *_ = venv.step(random_legal_actions(rng, masks))
     agent_steps = 0
     t0 = clock()
     for _ in range(steps):
         agent_steps += int(venv.alive.sum())
-        _, masks, *_ = venv.step(batch_actions(masks, rng))
+        _, masks, *_ = venv.step(random_legal_actions(rng, masks))
     return agent_steps, clock() - t0
 
 

@@ -70,16 +70,12 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         print(s, file=sys.stderr, flush=True)
 
     # Optional sections fail here, before minutes of measuring, when what they need is missing.
-    peers = vector = run_throughput = None
+    peers = run_throughput = None
     try:
         if args.peers:
             from envs.bench.peers import load_peers
 
             peers = load_peers()
-        if args.vector:
-            from envs.bench.batched import load_vector
-
-            vector = load_vector()
         if args.training:
             from envs.bench.training_fps import load_training
 
@@ -151,10 +147,11 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         emit(report.ratio_table(ratios, met_counts(ratios)))
 
     vector_rows = None
-    if vector:
+    if args.vector:
         from envs.bench.batched import measure_vector, steps_for
+        from envs.vector import BatchedEnv, ProcessBatchedEnv
 
-        batched, process_batched = vector
+        batched, process_batched = BatchedEnv, ProcessBatchedEnv
         game_steps = args.vector_steps
         workers = args.workers or _usable_cores()
         settings["vector_steps"], settings["workers"] = game_steps, workers

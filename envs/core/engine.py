@@ -148,8 +148,6 @@ class GameEngine(ABC):
 
     # ------------------------------------------------------------------ stepping
     def check_action_type(self, agent: str, action: Any) -> int:
-        if type(action) is int and 0 <= action < self.actions.n:  # the common case, fast
-            return action
         if isinstance(action, (bool, np.bool_)) or not isinstance(action, (numbers.Integral, np.integer)):
             if isinstance(action, np.ndarray) and action.shape == () and np.issubdtype(action.dtype, np.integer):
                 action = int(action)

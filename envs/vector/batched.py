@@ -100,21 +100,18 @@ class BatchedEnv:
     # ------------------------------------------------------------------ internals
     def _write(self, i: int, obs: Mapping[str, Mapping[str, np.ndarray]], live: Sequence[str]) -> None:
         """Store game ``i``'s observations of the seats ``live`` (others: zeros, noop-only)."""
-        o_arr, m_arr, seat = self._obs[i], self._masks[i], self._seat
-        if len(live) != self.num_seats:  # some seats sit out: clear them first
-            self.alive[i] = False
+        o_arr, m_arr, alive, seat = self._obs[i], self._masks[i], self.alive[i], self._seat
+        partial = len(live) != self.num_seats
+        if partial:  # some seats sit out: clear them first
             o_arr[:] = 0.0
             m_arr[:] = 0
             m_arr[:, 0] = 1
-        else:
-            self.alive[i] = True
+        alive[:] = not partial
         for a in live:
             s = seat[a]
-            o = obs[a]
-            o_arr[s] = o["observation"]
-            m_arr[s] = o["action_mask"]
-            if len(live) != self.num_seats:
-                self.alive[i, s] = True
+            o_arr[s] = obs[a]["observation"]
+            m_arr[s] = obs[a]["action_mask"]
+            alive[s] = True
 
     def _reset_game(self, i: int, seed: int | None) -> dict:
         obs, info = self.envs[i].reset(seed=seed)
@@ -151,7 +148,7 @@ class BatchedEnv:
         term_rows = [[False] * p for _ in range(n)]
         trunc_rows = [[False] * p for _ in range(n)]
         infos: list[dict] = []
-        ended: list[tuple[int, dict, dict]] = []
+        ended: list[tuple[int, dict]] = []
         act_list = acts.tolist()
         seat = self._seat
         for i, env in enumerate(self.envs):
@@ -171,14 +168,14 @@ class BatchedEnv:
                 self._write(i, obs, list(obs))
                 game_info.update(final_observation=self._obs[i].copy(), final_action_mask=self._masks[i].copy(),
                                  outcome=env.engine.outcome())
-                ended.append((i, game_info, obs))
+                ended.append((i, game_info))
             infos.append(game_info)
         rewards = np.array(rew_rows, dtype=np.float64)
         terminated = np.array(term_rows, dtype=bool)
         truncated = np.array(trunc_rows, dtype=bool)
         self._returns += rewards
         self._lengths += 1
-        for i, game_info, _ in ended:
+        for i, game_info in ended:
             game_info.update(episode_return=self._returns[i].copy(), episode_length=int(self._lengths[i]))
             self._reset_game(i, None)
         return self._obs.copy(), self._masks.copy(), rewards, terminated, truncated, infos

@@ -18,53 +18,32 @@ checked against the current masks: an out-of-range or (with
 ``ValueError`` naming the game, the agent, the action and the legal ones, and
 no game steps. Game ``i`` gets the same seed, and so plays the same game,
 as in a ``BatchedEnv`` of the same size: results do not depend on ``workers``.
-An exception in a worker is raised here as :class:`VectorWorkerError` with the
-worker's traceback.
+An exception in a worker is raised here as :class:`envs.core.workers.WorkerError`
+with the worker's traceback.
 """
 
 from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import signal
-import traceback
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
+from envs.core.workers import receive, serve
 from envs.vector.batched import BatchedEnv, random_legal_actions, seeds_for
 
 
-class VectorWorkerError(RuntimeError):
-    """An exception raised inside a worker process (message and traceback included)."""
+#: What a worker's BatchedEnv answers (each reply also carries the shard's ``alive``).
+COMMANDS = {
+    "step": lambda v, actions: (*v.step(actions), v.alive.copy()),
+    "reset": lambda v, seeds: (*v.reset(seeds), v.alive.copy()),
+    "close": lambda v, _: v.close(),
+}
 
 
 def _worker(conn, env_id: str, num_games: int, env_kwargs: dict) -> None:
-    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent handles Ctrl-C and closes us
-    try:
-        venv = BatchedEnv(env_id, num_games, env_kwargs)
-    except BaseException as e:  # noqa: BLE001
-        conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
-        return
-    conn.send(("ok", None))
-    while True:
-        try:
-            cmd, data = conn.recv()
-        except EOFError:
-            return
-        try:
-            if cmd == "step":
-                conn.send(("ok", (*venv.step(data), venv.alive.copy())))
-            elif cmd == "reset":
-                conn.send(("ok", (*venv.reset(data), venv.alive.copy())))
-            elif cmd == "close":
-                venv.close()
-                conn.send(("ok", None))
-                return
-            else:
-                conn.send(("error", f"unknown command {cmd!r}"))
-        except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
-            conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
+    serve(conn, lambda: BatchedEnv(env_id, num_games, env_kwargs), COMMANDS)
 
 
 class ProcessBatchedEnv:
@@ -111,13 +90,7 @@ class ProcessBatchedEnv:
         return 1 + len(self._procs)
 
     def _recv(self, i: int) -> Any:
-        try:
-            status, payload = self._conns[i].recv()
-        except EOFError as e:
-            raise VectorWorkerError(f"worker {self._procs[i].pid} died (exit code {self._procs[i].exitcode})") from e
-        if status != "ok":
-            raise VectorWorkerError(f"in worker {self._procs[i].pid}: {payload}")
-        return payload
+        return receive(self._conns[i], self._procs[i], "vector worker")
 
     def _gather(self) -> list:
         return [self._recv(i) for i in range(len(self._conns))]
