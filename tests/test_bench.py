@@ -76,7 +76,8 @@ def test_run_rates():
 
 def test_peak_memory_is_measured_and_positive():
     m = measure(parallel_driver(_small_config()), games=1, repeats=1, seed=0, memory=True)
-    assert m.peak_mib is not None and m.peak_mib > 0
+    # one reset + episode allocates tens of KiB (observations, masks, infos): in MiB, not bytes or KiB
+    assert m.peak_mib is not None and 0.005 < m.peak_mib < 5
 
 
 def test_episode_cap_for_warmup():
