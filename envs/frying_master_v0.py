@@ -11,11 +11,11 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.api import make_entry_points
-from envs.frying_master.env import MODE_CHOICES, FryingMasterEnv, match_tick_bound
+from envs.frying_master.env import MODE_CHOICES, FryingMasterAECEnv, FryingMasterEnv, match_tick_bound
 from envs.frying_master.heuristic import HeuristicPolicy
 
 raw_env = FryingMasterEnv
-env, parallel_env = make_entry_points(raw_env)
+env, parallel_env = make_entry_points(raw_env, FryingMasterAECEnv)
 
 #: Every player count x every mode setting (drawn, each fixed mode), plus the Teppanyaki preset.
 TEST_CONFIGURATIONS: list[dict[str, Any]] = (

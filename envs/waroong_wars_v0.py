@@ -14,12 +14,12 @@ from typing import Any
 
 from envs.core.api import make_entry_points
 from envs.waroong_wars.cards import load_catalog
-from envs.waroong_wars.env import WaroongWarsEnv, max_steps_bound
+from envs.waroong_wars.env import WaroongWarsAECEnv, WaroongWarsEnv, max_steps_bound
 from envs.waroong_wars.heuristic import HeuristicPolicy
 from envs.waroong_wars.options import GAME_OPTIONS, PLAYER_COUNTS, valid_variant_combinations
 
 raw_env = WaroongWarsEnv
-env, parallel_env = make_entry_points(raw_env)
+env, parallel_env = make_entry_points(raw_env, WaroongWarsAECEnv)
 
 #: Every player count x every valid combination of the four variants (36 configurations).
 TEST_CONFIGURATIONS = [{"players": p, **v} for p in PLAYER_COUNTS for v in valid_variant_combinations()]

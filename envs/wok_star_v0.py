@@ -12,11 +12,11 @@ import itertools
 
 from envs.core.api import make_entry_points
 from envs.wok_star.bounds import max_episode_steps as _bound
-from envs.wok_star.env import WokStarEnv
+from envs.wok_star.env import WokStarAECEnv, WokStarEnv
 from envs.wok_star.heuristic import HeuristicPolicy
 
 raw_env = WokStarEnv
-env, parallel_env = make_entry_points(raw_env)
+env, parallel_env = make_entry_points(raw_env, WokStarAECEnv)
 
 #: Every player count x difficulty x (Events, Player Powers): 36 configurations.
 TEST_CONFIGURATIONS = [

@@ -15,6 +15,7 @@ from typing import Any, Mapping
 
 import envs
 from envs.core.errors import ConfigError
+from envs.core.tick_env import INTERFACE_OPTIONS
 
 #: Core options the trainer controls itself; a config may not set them.
 RESERVED_ENV_OPTIONS = ("render_mode",)
@@ -92,7 +93,8 @@ class EnvSpec:
     def resolved_options(self) -> dict[str, Any]:
         """Every option of the env (defaults filled in) as plain JSON-able data."""
         cfg = self.raw_cls().config_spec().resolve(dict(self.options))
-        return {k: v for k, v in cfg.items() if k not in RESERVED_ENV_OPTIONS}
+        return {k: v for k, v in cfg.items() if k not in RESERVED_ENV_OPTIONS and k not in INTERFACE_OPTIONS
+                and not (k == "max_cycles" and v is None)}
 
     def compact(self) -> "EnvSpec":
         """The same env with options equal to the env's defaults left out."""

@@ -11,12 +11,39 @@ from __future__ import annotations
 
 import numbers
 from dataclasses import dataclass
-from types import MappingProxyType
-from typing import Any, Iterable, Mapping
+from typing import Any, Iterable, Iterator, Mapping
 
 from envs.core.errors import ConfigError
 
 _MISSING = object()
+
+
+class FrozenConfig(Mapping):
+    """A read-only mapping of resolved options that pickles and deep-copies
+    (``types.MappingProxyType`` does neither, which made whole envs unpicklable)."""
+
+    __slots__ = ("_data",)
+
+    def __init__(self, data: Mapping[str, Any]):
+        object.__setattr__(self, "_data", dict(data))
+
+    def __getitem__(self, key: str) -> Any:
+        return self._data[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._data)
+
+    def __len__(self) -> int:
+        return len(self._data)
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        raise AttributeError("a resolved config is read-only")
+
+    def __reduce__(self):
+        return (FrozenConfig, (self._data,))
+
+    def __repr__(self) -> str:
+        return f"FrozenConfig({self._data!r})"
 
 
 @dataclass(frozen=True)
@@ -131,7 +158,7 @@ class ConfigSpec:
         for name, opt in self.options.items():
             value = kwargs.get(name, opt.default)
             out[name] = opt.check(value, self.owner)
-        return MappingProxyType(out)
+        return FrozenConfig(out)
 
     def markdown(self) -> str:
         lines = ["| option | default | allowed | meaning |", "|---|---|---|---|"]

@@ -125,11 +125,28 @@ class GameEngine(ABC):
         m = self._mask_cache.get(agent)
         if m is None:
             if self.done or agent not in self.agents:
-                m = self.actions.mask()
+                m = self._noop_only_mask()
             else:
                 m = np.asarray(self._compute_mask(agent), dtype=np.int8)
             self._mask_cache[agent] = m
         return m
+
+    def _noop_only_mask(self) -> np.ndarray:
+        """After the game (or for a seat that sits out) only ``noop`` is legal: a wrapper that
+        auto-resets, or an AEC agent stepping out with ``None``, still finds a legal action."""
+        m = self.actions.mask()
+        m[NOOP] = 1
+        return m
+
+    def default_action(self, agent: str) -> int:
+        """The legal action that ``illegal_action="noop"`` puts in place of an illegal one:
+        ``noop`` where it is legal (nearly always), else the game's documented default
+        (base rule: the lowest legal index). Never stalls a game whose mask hides ``noop``."""
+        m = self.action_mask(agent)
+        if m[NOOP]:
+            return NOOP
+        legal = np.flatnonzero(m)
+        return int(legal[0]) if legal.size else NOOP
 
     def invalidate_masks(self) -> None:
         """Call after any state change made outside ``step``."""
@@ -183,34 +200,42 @@ class GameEngine(ABC):
                 )
         clean: dict[str, int] = {}
         replaced: dict[str, str] = {}
-        n = self.actions.n
         for agent in live:
-            raw = joint[agent]
-            if type(raw) is int and 0 <= raw < n:  # the common case, without the checks' overhead
-                a = raw
-            else:
-                try:
-                    a = self.check_action_type(agent, raw)
-                except IllegalActionError:
-                    if illegal_action == "noop":
-                        replaced[agent] = f"action {raw!r} is not an integer in 0..{self.actions.n - 1}"
-                        clean[agent] = NOOP
-                        continue
-                    raise
-            if a != NOOP and not self.action_mask(agent)[a]:
-                reason = self.why_illegal(agent, a)
-                if illegal_action == "noop":
-                    replaced[agent] = f"{self.actions.name(a)}: {reason}"
-                    clean[agent] = NOOP
-                    continue
-                raise IllegalActionError(agent, a, self.actions.name(a), reason, self.actions.names(self.legal_actions(agent)))
+            a, why = self.check_one(agent, joint[agent], illegal_action)
+            if why is not None:
+                replaced[agent] = why
             clean[agent] = a
         return clean, replaced
 
+    def check_one(self, agent: str, raw: Any, illegal_action: str = "raise") -> tuple[int, str | None]:
+        """Check one agent's action against its mask (the mask is the truth: an action is
+        accepted if and only if the mask allows it, ``noop`` included).
+
+        Returns ``(action, None)`` for a legal action. An illegal one raises
+        :class:`IllegalActionError` (``"raise"``) or, with ``"noop"``, returns
+        ``(default_action(agent), reason)``. Changes nothing."""
+        n = self.actions.n
+        if type(raw) is int and 0 <= raw < n:  # the common case, without the checks' overhead
+            a = raw
+        else:
+            try:
+                a = self.check_action_type(agent, raw)
+            except IllegalActionError:
+                if illegal_action == "noop":
+                    return self.default_action(agent), f"action {raw!r} is not an integer in 0..{n - 1}"
+                raise
+        if not self.action_mask(agent)[a]:
+            reason = self.why_illegal(agent, a)
+            if illegal_action == "noop":
+                return self.default_action(agent), f"{self.actions.name(a)}: {reason}"
+            raise IllegalActionError(agent, a, self.actions.name(a), reason, self.actions.names(self.legal_actions(agent)))
+        return a, None
+
     def step(self, joint: Mapping[str, Any]) -> StepResult:
         """Apply one joint action (one tick). Raises before changing anything
-        if an action is illegal. ``noop`` (index 0) is always accepted: it is
-        what a player does by doing nothing."""
+        if an action is illegal. ``noop`` (index 0) is what a player does by
+        doing nothing; it is legal wherever the mask says so (in every game
+        except for a player who must decide now, as a Waroong Wars drafter)."""
         clean, _ = self.validate(joint, "raise")
         return self.step_validated(clean)
 

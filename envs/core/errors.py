@@ -36,7 +36,18 @@ class IllegalActionError(KitchenArenaError):
         msg = f"illegal action for {agent}: {action} ({action_name}): {reason}"
         if legal is not None:
             msg += f". Legal now: [{shown}]"
+        self._legal_arg = None if legal is None else list(legal)
         super().__init__(msg)
+
+    def __reduce__(self):
+        # Pickles (across worker processes: AgileRL, RLlib, SB3 subprocess envs) with every field,
+        # so the receiving side sees the same message instead of a constructor TypeError.
+        return (type(self), (self.agent, self.action, self.action_name, self.reason, self._legal_arg))
+
+
+class ActionFormatError(KitchenArenaError, TypeError):
+    """``step`` got something that is not a joint action: the parallel form takes a
+    dict ``{agent: action index}`` with one entry per live agent."""
 
 
 class SnapshotError(KitchenArenaError):

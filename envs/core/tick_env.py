@@ -18,12 +18,22 @@ Observations follow PettingZoo's classic convention::
 and actions are ``Discrete(A)``. The mask marks the legal actions; index 0 is
 always ``noop`` (do nothing this tick).
 
-``infos[agent]`` after each step holds: ``tick``; ``action`` and
-``action_name`` (what was applied); ``blocked`` and ``blocked_reason`` (legal
-when submitted but pre-empted by another agent earlier in the tick's
-resolution order); ``illegal_replaced`` and ``illegal_reason`` (with
-``illegal_action="noop"``: the submitted action was illegal and a noop was
-applied instead); plus game-specific entries.
+``infos[agent]`` has a fixed schema (:data:`INFO_KEYS`): at ``reset`` and at
+every ``step``, every agent's infos hold the same keys with numeric values of
+fixed shape, so libraries that stack infos into arrays (TorchRL, Tianshou,
+RLlib) can: ``tick`` (int), ``action`` (int: the action applied this tick,
+0 at reset), ``blocked`` (bool: legal when submitted but pre-empted by an
+agent earlier in the tick's resolution order), ``illegal_replaced`` (bool:
+with ``illegal_action="noop"`` the submitted action was illegal and the
+default action was applied instead); with ``mask_in_infos=True`` also
+``action_mask`` (the same int8 array as in the observation).
+
+The words behind those numbers (``action_name``, ``blocked_reason``,
+``illegal_reason``), game-specific entries (Frying Master's
+``round_result``) and, on the last step, ``outcome`` (``engine.outcome()``)
+are always available from :meth:`TickParallelEnv.last_step_details` and
+:meth:`TickParallelEnv.outcome`; ``infos="verbose"`` puts them in the infos
+as well (then the schema is not fixed).
 """
 
 from __future__ import annotations
@@ -37,7 +47,7 @@ from pettingzoo import ParallelEnv
 from envs.core.config import ConfigSpec, Option
 from envs.core.encoding import Encoder
 from envs.core.engine import GameEngine
-from envs.core.errors import SnapshotError
+from envs.core.errors import ActionFormatError, ConfigError, SnapshotError
 from envs.core.seeding import make_rng
 
 CORE_OPTIONS = ConfigSpec(
@@ -51,8 +61,22 @@ CORE_OPTIONS = ConfigSpec(
                choices=("raise", "noop")),
         Option("max_ticks", None, "truncate the episode after this many steps (None: the game's documented default)",
                kind="int", low=1, allow_none=True),
+        Option("max_cycles", None, "PettingZoo's name for max_ticks (one AEC cycle is one tick); give either, or both equal",
+               kind="int", low=1, allow_none=True),
+        Option("infos", "compact",
+               "'compact': every agent's infos hold the same numeric keys at every reset and step (INFO_KEYS); "
+               "'verbose': also action_name, blocked_reason, illegal_reason, game entries and, at the end, outcome",
+               choices=("compact", "verbose")),
+        Option("mask_in_infos", False, "also put each agent's action_mask in its infos (AgileRL reads it there)",
+               kind="bool"),
     ],
 )
+
+#: The keys of every agent's infos at every reset and step (``infos="compact"``, the default).
+INFO_KEYS: tuple[str, ...] = ("tick", "action", "blocked", "illegal_replaced")
+
+#: Options that change how the env talks, not the game (training leaves them out of a checkpoint's config).
+INTERFACE_OPTIONS: tuple[str, ...] = ("render_mode", "infos", "mask_in_infos")
 
 REALTIME_OPTIONS = ConfigSpec(
     "core",
@@ -83,11 +107,18 @@ class TickParallelEnv(ParallelEnv):
 
     def __init__(self, **kwargs: Any):
         super().__init__()
+        self._init_kwargs = dict(kwargs)
         self.config = self.config_spec().resolve(kwargs)
         self.render_mode = self.config["render_mode"]
         self.illegal_action = self.config["illegal_action"]
+        self.verbose_infos = self.config["infos"] == "verbose"
+        self.mask_in_infos = bool(self.config["mask_in_infos"])
         self.engine_config = self.engine_config_of(self.config)
-        self.max_ticks = self.config["max_ticks"] or self.default_max_ticks
+        mt, mc = self.config["max_ticks"], self.config["max_cycles"]
+        if mt is not None and mc is not None and mt != mc:
+            raise ConfigError(f"{self.metadata['name']}: max_ticks={mt} and max_cycles={mc} disagree; "
+                              "max_cycles is PettingZoo's name for max_ticks: give one of them")
+        self.max_ticks = mt or mc or self.default_max_ticks
         self.seconds_per_tick = float(self.config.get("seconds_per_tick", 1.0))
         self.possible_agents = list(self.engine_cls.agent_ids(self.engine_config))
         self.agents: list[str] = []
@@ -105,6 +136,27 @@ class TickParallelEnv(ParallelEnv):
         self.state_space = spaces.Box(self.encoder.state_layout.low, self.encoder.state_layout.high, dtype=np.float32)
         self.engine: GameEngine | None = None
         self._last_result = None
+        self._last_step: tuple | None = None  # (joint, replaced, result, over) of the last step
+
+    # ------------------------------------------------------------------ pickle / copy
+    def __getstate__(self) -> dict:
+        """An env pickles (and deep-copies) as its constructor options plus the engine's JSON
+        snapshot: the copy continues exactly like the original, caches are rebuilt."""
+        return {
+            "kwargs": self._init_kwargs,
+            "snapshot": None if self.engine is None else self.engine.to_dict(),
+            "agents": list(self.agents),
+            "last_step": self._last_step,
+        }
+
+    def __setstate__(self, state: dict) -> None:
+        type(self).__init__(self, **state["kwargs"])
+        if state["snapshot"] is not None:
+            self.engine = self.engine_cls.from_dict(state["snapshot"])
+        self.agents = list(state["agents"])
+        self._last_step = state["last_step"]
+        if self._last_step is not None:
+            self._last_result = self._last_step[2]
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._obs_spaces[agent]
@@ -132,19 +184,40 @@ class TickParallelEnv(ParallelEnv):
         if options:
             logger.warn(f"{self.metadata['name']}.reset: ignoring unknown options {sorted(options)}; known: ['snapshot']")
         self._last_result = None
+        self._last_step = None
         self.agents = self.engine.live_agents()
         obs = {a: self._observe(a) for a in self.agents}
-        infos = {a: {"tick": self.engine.tick} for a in self.agents}
+        infos = {a: self._reset_info(a) for a in self.agents}
         return obs, infos
 
-    def step(self, actions: Mapping[str, Any]):
+    def _reset_info(self, agent: str) -> dict:
+        info = {"tick": self.engine.tick, "action": 0, "blocked": False, "illegal_replaced": False}
+        if self.verbose_infos:
+            info.update(action_name=self.action_table.name(0), blocked_reason="", illegal_reason="")
+        if self.mask_in_infos:
+            info["action_mask"] = self.engine.action_mask(agent).copy()
+        return info
+
+    def _check_joint(self, actions: Any) -> None:
         if self.engine is None:
             raise RuntimeError(f"{self.metadata['name']}: call reset() before step()")
         if not self.agents:
             raise RuntimeError(f"{self.metadata['name']}: the episode is over; call reset()")
+        if not isinstance(actions, Mapping):
+            raise ActionFormatError(
+                f"{self.metadata['name']}.step takes a dict {{agent: action index}} with one entry per live agent "
+                f"({self.agents}); got {type(actions).__name__}"
+            )
+
+    def step(self, actions: Mapping[str, Any]):
+        self._check_joint(actions)
+        joint, replaced = self.engine.validate(actions, self.illegal_action)
+        return self._step_validated(joint, replaced)
+
+    def _step_validated(self, joint: dict[str, int], replaced: dict[str, str]):
+        """One tick of an already validated joint action (the AEC form validates as agents submit)."""
         engine = self.engine
         acting = self.agents
-        joint, replaced = engine.validate(actions, self.illegal_action)
         result = engine.step_validated(joint)
         self._last_result = result
         terminated = engine.done
@@ -155,31 +228,52 @@ class TickParallelEnv(ParallelEnv):
         rewards = {a: float(rew.get(a, 0.0)) for a in acting}
         terms = dict.fromkeys(acting, terminated)
         truncs = dict.fromkeys(acting, truncated)
-        names = self.action_table._names
-        blocked, extra = result.blocked, result.info
+        blocked = result.blocked
         tick = engine.tick
         over = terminated or truncated
-        infos = {}
-        for a in acting:
-            act = joint[a]
-            info = {
-                "tick": tick,
-                "action": act,
-                "action_name": names[act],
-                "blocked": a in blocked,
-                "blocked_reason": blocked.get(a, ""),
-                "illegal_replaced": a in replaced,
-                "illegal_reason": replaced.get(a, ""),
-            }
-            if a in extra:
-                info.update(extra[a])
-            if over:
-                info["outcome"] = engine.outcome()
-            infos[a] = info
+        self._last_step = (joint, replaced, result, over)
+        infos = {a: {"tick": tick, "action": joint[a], "blocked": a in blocked, "illegal_replaced": a in replaced}
+                 for a in acting}
+        if self.verbose_infos:
+            details = self.last_step_details()
+            for a in acting:
+                infos[a].update(details[a])
+        if self.mask_in_infos:
+            for a in acting:
+                infos[a]["action_mask"] = obs[a]["action_mask"].copy()
         self.agents = [] if (terminated or truncated) else engine.live_agents()
         if self.render_mode == "human":
             self.render()
         return obs, rewards, terms, truncs, infos
+
+    def last_step_details(self) -> dict[str, dict]:
+        """Per agent, the words behind the last step's compact infos (what ``infos="verbose"``
+        adds): ``action_name``, ``blocked_reason``, ``illegal_reason``, the game's own entries
+        (Frying Master: ``round_result`` at a round's end) and, once the episode is over,
+        ``outcome``. After ``reset`` (before any step) every agent gets the noop entries."""
+        if self.engine is None:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before last_step_details()")
+        names = self.action_table._names
+        if self._last_step is None:
+            return {a: {"action_name": names[0], "blocked_reason": "", "illegal_reason": ""}
+                    for a in self.engine.live_agents()}
+        joint, replaced, result, over = self._last_step
+        out = {}
+        for a, act in joint.items():
+            d = {"action_name": names[act], "blocked_reason": result.blocked.get(a, ""),
+                 "illegal_reason": replaced.get(a, "")}
+            if a in result.info:
+                d.update(result.info[a])
+            if over:
+                d["outcome"] = self.engine.outcome()
+            out[a] = d
+        return out
+
+    def outcome(self) -> dict:
+        """``engine.outcome()``: winners and scores (meaningful once the episode is over)."""
+        if self.engine is None:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before outcome()")
+        return self.engine.outcome()
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         return {

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any, Mapping
 
 from envs.core.config import ConfigSpec, Option
+from envs.core.aec_env import TickAECEnv
 from envs.core.tick_env import TickParallelEnv
 from envs.frying_master.cards import catalog
 from envs.frying_master.encoding import FryingMasterEncoder
@@ -57,3 +58,10 @@ class FryingMasterEnv(TickParallelEnv):
 
     def render_text(self) -> str:
         return render_engine(self.engine)
+
+
+class FryingMasterAECEnv(TickAECEnv):
+    """The native AEC form of :class:`FryingMasterEnv` (``frying_master_v0.env()``); see :mod:`envs.core.aec_env`."""
+
+    parallel_cls = FryingMasterEnv
+    metadata = FryingMasterEnv.metadata

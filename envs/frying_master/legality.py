@@ -59,8 +59,9 @@ class MaskPlan:
         self.head_empty_plate = bytes([1, 0, 0, 0, 1])  # give up only
         self.head_food_plate = bytes([1, 0, 0, 1, 1])   # serve or give up
         #: a whole mask with only noop, and the setup chooser's by (pile A, pile B) non-empty
+        #: (the chooser's noop is legal: it takes pile A, or B if A is empty, as the engine documents)
         self.only_noop = np.frombuffer(bytes([1]) + bytes(n_actions - 1), dtype=np.int8)
-        self.chooser = {(a, b): np.frombuffer(bytes([0 if (a or b) else 1, a, b]) + bytes(n_actions - 3), dtype=np.int8)
+        self.chooser = {(a, b): np.frombuffer(bytes([1, a, b]) + bytes(n_actions - 3), dtype=np.int8)
                         for a in (0, 1) for b in (0, 1)}
         self._arrays: dict[bytes, np.ndarray] = {}
 
@@ -87,8 +88,8 @@ def mask_plan(eng: "FryingMasterEngine") -> MaskPlan:
 
 
 def compute_masks(eng: "FryingMasterEngine", agents: Iterable[str]) -> dict[str, np.ndarray]:
-    """The int8 legal-action masks of ``agents`` (index 0, noop, is legal
-    except for the setup chooser, who must take a plate if a pile has one)."""
+    """The int8 legal-action masks of ``agents`` (index 0, noop, is always
+    legal; the setup chooser's noop takes pile A, or B if A is empty)."""
     plan = eng._mask_plan
     phase = eng.phase
     piles = (1 if eng.piles[0] else 0, 1 if eng.piles[1] else 0)

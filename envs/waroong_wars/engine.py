@@ -167,8 +167,22 @@ class WaroongEngine(TickEngine):
     def why_illegal(self, agent: str, action: int) -> str:
         if agent not in self.seat_of:
             return f"no such agent; agents are {list(self.agents)}"
+        if int(action) == 0 and not self.action_mask(agent)[0]:
+            return legality.must_decide_reason(self, self.seat_of[agent])
         reason = legality.illegal_reason(self, self.seat_of[agent], int(action))
         return reason or "legal now"
+
+    def default_action(self, agent: str) -> int:
+        """What ``illegal_action="noop"`` plays for a player who must decide (``noop`` is not
+        legal then): ``end_turn`` on one's Cooking turn, else the lowest legal index (a
+        drafter's first available ingredient; not using Hansip against a theft; declining an
+        extra customer). Everyone else: ``noop``."""
+        m = self.action_mask(agent)
+        if m[0]:
+            return 0
+        if m[self.ix.end_turn]:
+            return int(self.ix.end_turn)
+        return super().default_action(agent)
 
     def conflict(self, agent: str, action: int) -> str | None:
         # Only draft picks are simultaneous, and each touches only the picker's own pack;

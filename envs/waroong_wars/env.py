@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar, Mapping
 
+from envs.core.aec_env import TickAECEnv
 from envs.core.tick_env import TickParallelEnv
 from envs.waroong_wars.encoding import WaroongEncoder
 from envs.waroong_wars.engine import WaroongEngine
@@ -51,3 +52,10 @@ class WaroongWarsEnv(TickParallelEnv):
         """The table as text, after what happened in the last step; ``viewer`` overrides ``render_viewer``."""
         events = self._last_result.events if self._last_result is not None else ()
         return render_table(self.engine, viewer or self.render_viewer, events)
+
+
+class WaroongWarsAECEnv(TickAECEnv):
+    """The native AEC form of :class:`WaroongWarsEnv` (``waroong_wars_v0.env()``); see :mod:`envs.core.aec_env`."""
+
+    parallel_cls = WaroongWarsEnv
+    metadata = WaroongWarsEnv.metadata

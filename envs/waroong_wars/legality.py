@@ -127,8 +127,21 @@ def compute_mask(eng: "WaroongEngine", seat: int) -> np.ndarray:
     return np.frombuffer(m, np.int8)
 
 
+def must_decide_reason(eng: "WaroongEngine", seat: int) -> str:
+    """Why ``noop`` is not legal for ``seat`` now (it is the one who must decide)."""
+    if eng.phase == "draft":
+        return "you must pick an ingredient from your pack this tick (noop would stall the draft)"
+    p = eng.pending
+    if p is not None and p["kind"] == "theft":
+        return "you must answer the theft (let it happen, or use Hansip)"
+    if p is not None and p["kind"] == "extra":
+        return "you must answer the extra-customer offer"
+    return "it is your Cooking turn: cook, use a customer, take the Go Boy, or end your turn"
+
+
 def illegal_reason(eng: "WaroongEngine", seat: int, action: int) -> str | None:
-    """None if ``action`` is legal for ``seat`` now, else why not (noop is always legal)."""
+    """None if non-noop ``action`` is legal for ``seat`` now, else why not (for ``noop``, legal
+    exactly where the mask says so, see :func:`must_decide_reason`)."""
     ix = eng.ix
     if action == 0:
         return None

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.config import ConfigSpec, Option
+from envs.core.aec_env import TickAECEnv
 from envs.core.tick_env import TickParallelEnv
 from envs.wok_star.bounds import max_episode_steps
 from envs.wok_star.encoding import WokStarEncoder
@@ -61,3 +62,10 @@ class WokStarEnv(TickParallelEnv):
 
     def render_text(self) -> str:
         return render_table(self.engine)
+
+
+class WokStarAECEnv(TickAECEnv):
+    """The native AEC form of :class:`WokStarEnv` (``wok_star_v0.env()``); see :mod:`envs.core.aec_env`."""
+
+    parallel_cls = WokStarEnv
+    metadata = WokStarEnv.metadata
