@@ -56,7 +56,8 @@ def watch(env_spec: EnvSpec, specs: Sequence[str], seed: int = 0, delay: float =
             returns[a] += r
         terminated, truncated = any(term.values()), any(trunc.values())
         if steps % every == 0 or not env.agents:
-            acted = ", ".join(f"{a}: {infos[a]['action_name']}" + (" (blocked)" if infos[a].get("blocked") else "")
+            details = env.unwrapped.last_step_details()
+            acted = ", ".join(f"{a}: {details[a]['action_name']}" + (" (blocked)" if infos[a].get("blocked") else "")
                               for a in infos)
             frame(f"-- step {steps} --  {acted}\n{env.render()}")
     outcome = env.engine.outcome()

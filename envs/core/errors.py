@@ -8,6 +8,9 @@ cases apart can catch the precise class.
 from __future__ import annotations
 
 
+_UNSET = object()
+
+
 class KitchenArenaError(ValueError):
     """Base class of every error raised on bad input to an environment."""
 
@@ -24,7 +27,20 @@ class IllegalActionError(KitchenArenaError):
     and which actions were legal.
     """
 
-    def __init__(self, agent: str, action: object, action_name: str, reason: str, legal: list[str] | None = None):
+    def __init__(self, agent: object, action: object = _UNSET, action_name: str = "", reason: str = "",
+                 legal: list[str] | None = None):
+        if action is _UNSET:
+            # Rebuilt from one argument: vector envs (gymnasium's AsyncVectorEnv, AgileRL's
+            # AsyncPettingZooVecEnv) re-raise a worker's error as ``type(err)(err)``.
+            src = agent
+            if isinstance(src, IllegalActionError):
+                self.agent, self.action, self.action_name = src.agent, src.action, src.action_name
+                self.reason, self.legal, self._legal_arg = src.reason, list(src.legal), src._legal_arg
+            else:
+                self.agent = self.action = self.action_name = self.reason = None
+                self.legal, self._legal_arg = [], None
+            super().__init__(str(src))
+            return
         self.agent = agent
         self.action = action
         self.action_name = action_name
@@ -42,6 +58,8 @@ class IllegalActionError(KitchenArenaError):
     def __reduce__(self):
         # Pickles (across worker processes: AgileRL, RLlib, SB3 subprocess envs) with every field,
         # so the receiving side sees the same message instead of a constructor TypeError.
+        if self.reason is None:  # the message-only form
+            return (type(self), (str(self),))
         return (type(self), (self.agent, self.action, self.action_name, self.reason, self._legal_arg))
 
 

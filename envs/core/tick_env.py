@@ -118,7 +118,7 @@ class TickParallelEnv(ParallelEnv):
         if mt is not None and mc is not None and mt != mc:
             raise ConfigError(f"{self.metadata['name']}: max_ticks={mt} and max_cycles={mc} disagree; "
                               "max_cycles is PettingZoo's name for max_ticks: give one of them")
-        self.max_ticks = mt or mc or self.default_max_ticks
+        self.max_ticks = mt or mc or self.default_tick_bound()
         self.seconds_per_tick = float(self.config.get("seconds_per_tick", 1.0))
         self.possible_agents = list(self.engine_cls.agent_ids(self.engine_config))
         self.agents: list[str] = []
@@ -157,6 +157,11 @@ class TickParallelEnv(ParallelEnv):
         self._last_step = state["last_step"]
         if self._last_step is not None:
             self._last_result = self._last_step[2]
+
+    def default_tick_bound(self) -> int:
+        """The truncation limit when neither ``max_ticks`` nor ``max_cycles`` is given (games
+        override it with their configuration's documented bound)."""
+        return self.default_max_ticks
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._obs_spaces[agent]

@@ -51,10 +51,8 @@ class FryingMasterEnv(TickParallelEnv):
     realtime = True
     default_max_ticks = 20_000
 
-    def __init__(self, **kwargs: Any):
-        super().__init__(**kwargs)
-        if self.config["max_ticks"] is None:
-            self.max_ticks = match_tick_bound(self.engine_config)
+    def default_tick_bound(self) -> int:
+        return match_tick_bound(self.engine_config)
 
     def render_text(self) -> str:
         return render_engine(self.engine)

@@ -54,11 +54,9 @@ class WokStarEnv(TickParallelEnv):
     realtime = True
     default_max_ticks = max_episode_steps()
 
-    def __init__(self, **kwargs: Any):
-        super().__init__(**kwargs)
-        if self.config["max_ticks"] is None:
-            # The documented bound of this configuration: a legal game always ends before it.
-            self.max_ticks = max_episode_steps(**{k: v for k, v in self.engine_config.items()})
+    def default_tick_bound(self) -> int:
+        # The documented bound of this configuration: a legal game always ends before it.
+        return max_episode_steps(**{k: v for k, v in self.engine_config.items()})
 
     def render_text(self) -> str:
         return render_table(self.engine)

@@ -64,4 +64,10 @@ def test_module_exposes_the_family_api(env_id):
     par = m.parallel_env()
     assert isinstance(par, m.raw_env)
     aec = m.env()
-    assert aec.unwrapped is par.unwrapped or isinstance(aec.unwrapped, m.raw_env)
+    from pettingzoo import AECEnv
+
+    from envs.core.aec_env import TickAECEnv
+
+    # env() is a native AEC env over the engine, not PettingZoo's parallel_to_aec conversion
+    assert isinstance(aec.unwrapped, TickAECEnv) and isinstance(aec.unwrapped, AECEnv)
+    assert isinstance(aec.unwrapped.par, m.raw_env)

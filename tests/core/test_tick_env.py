@@ -55,7 +55,7 @@ def test_simultaneous_grab_of_last_token_goes_to_one_player_chosen_by_seed():
         assert len(blocked) == 1, infos
         got = "p1" if blocked == ["p0"] else "p0"
         assert rew[got] == 1 and rew[blocked[0]] == 0
-        assert "pre-empted" in infos[blocked[0]]["blocked_reason"]
+        assert "pre-empted" in env.last_step_details()[blocked[0]]["blocked_reason"]
         assert env.engine.held[got] == 1 and env.engine.pile == 0
         winners.add(got)
     assert winners == {"p0", "p1"}, "the seeded order must favour each player sometimes"
@@ -101,7 +101,7 @@ def test_missing_and_unknown_agents_raise():
 
 
 def test_noop_policy_replaces_illegal_action_and_flags_it():
-    env = _env_at(1, illegal_action="noop")
+    env = _env_at(1, illegal_action="noop", infos="verbose")
     _, rew, _, _, infos = env.step({"p0": 2, "p1": 0})
     assert infos["p0"]["illegal_replaced"] and "grab2" in infos["p0"]["illegal_reason"]
     assert infos["p0"]["action"] == 0 and rew["p0"] == 0
@@ -210,7 +210,8 @@ def test_game_end_terminates_everyone_and_reports_outcome():
     _, _, term, trunc, infos = env.step({"p0": 1, "p1": 1})
     assert term == {"p0": True, "p1": True} and trunc == {"p0": False, "p1": False}
     assert env.agents == []
-    assert set(infos["p0"]["outcome"]["winners"]) == {"p0", "p1"}
+    assert set(env.last_step_details()["p0"]["outcome"]["winners"]) == {"p0", "p1"}
+    assert set(env.outcome()["winners"]) == {"p0", "p1"} and "outcome" not in infos["p0"]
     with pytest.raises(RuntimeError, match="reset"):
         env.step({"p0": 0, "p1": 0})
 

@@ -78,15 +78,13 @@ def reference_mask(eng: FryingMasterEngine, agent: str) -> np.ndarray:
     m = np.zeros(eng.actions.n, dtype=np.int8)
     m[0] = 1
     ix = eng.ix
-    if eng.done:
-        m[0] = 0
+    if eng.done:  # after the game only noop (a wrapper that auto-resets still finds a legal action)
         return m
     if eng.phase == "choose":
-        if agent == eng.choose_queue[0]:
+        if agent == eng.choose_queue[0]:  # noop stays legal: it takes pile A (B if A is empty)
             for p in (0, 1):
                 if eng.piles[p]:
                     m[ix.draw[p]] = 1
-                    m[0] = 0
         return m
     if agent in eng.finishers:
         return m

@@ -56,7 +56,8 @@ def test_noop_mode_replaces_an_illegal_action_and_flags_it():
     chooser = eng.choose_queue[0]
     other = [a for a in env.agents if a != chooser][0]
     _, _, _, _, infos = env.step({chooser: act(eng, "draw", pile="B"), other: act(eng, "serve")})
-    assert infos[other]["illegal_replaced"] and "serve" in infos[other]["illegal_reason"]
+    assert infos[other]["illegal_replaced"] and "serve" in env.last_step_details()[other]["illegal_reason"]
+    assert infos[other]["action"] == 0  # replaced by noop, legal for every chef in Frying Master
 
 
 def test_snapshot_round_trip_continues_identically():

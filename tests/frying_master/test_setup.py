@@ -55,7 +55,8 @@ def test_only_the_chooser_acts_and_may_take_either_pile():
     eng = new_engine(1, players=3, mode="mixed")
     chooser = eng.choose_queue[0]
     others = [a for a in eng.agents if a != chooser]
-    assert eng.legal_actions(chooser) == [act(eng, "draw", pile="A"), act(eng, "draw", pile="B")]
+    # noop is legal for the chooser too (the mask is the truth: step accepts it, and it takes pile A)
+    assert eng.legal_actions(chooser) == [NOOP, act(eng, "draw", pile="A"), act(eng, "draw", pile="B")]
     for a in others:
         assert eng.legal_actions(a) == [NOOP]
     with pytest.raises(IllegalActionError, match=f"it is {chooser}'s turn"):

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import pytest
 
+from envs.core.errors import IllegalActionError
+
 from tests.waroong_wars.helpers import (CATS, KIND, act, cook_action, cooking_engine, counts, customer_counts, ix,
                                         legal_names, menu, set_display)
 
@@ -65,11 +67,17 @@ def test_turns_go_left_from_the_first_cooking_marker_and_others_only_wait():
     assert order == [2, 3, 0] and eng.turn == 1
 
 
-def test_a_waiting_cook_that_does_nothing_holds_the_game():
+def test_the_cook_must_decide_noop_is_refused_and_changes_nothing():
     eng = cooking_engine(3)
     snap = eng.state_dict()
-    eng.step({a: 0 for a in eng.agents})
+    cook = eng.agents[eng.turn]
+    assert eng.action_mask(cook)[0] == 0  # the mask is the truth: noop is not legal for the cook
+    with pytest.raises(IllegalActionError, match="your Cooking turn"):
+        eng.step({a: 0 for a in eng.agents})
     assert eng.state_dict() == snap
+    # unmasked training code (illegal_action="noop") cannot stall the game: the default is end_turn
+    clean, replaced = eng.validate({a: 0 for a in eng.agents}, "noop")
+    assert clean[cook] == eng.ix.end_turn and cook in replaced and len(replaced) == 1
 
 
 def test_supplement_bonus_two_tokens_on_a_menu_with_its_icon():

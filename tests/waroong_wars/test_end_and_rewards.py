@@ -110,7 +110,8 @@ def test_episode_returns_are_the_ranking_plus_shaped_final_score(shaping):
         obs, rew, term, trunc, infos = env.step({a: policy.act(obs[a], a, env) for a in env.agents})
         for a, r in rew.items():
             total[a] += r
-    out = infos["player_0"]["outcome"]
+    out = env.outcome()
+    assert env.last_step_details()["player_0"]["outcome"] == out
     ranks = {a: (sum(out["scores"][a] > out["scores"][b] or (out["scores"][a] == out["scores"][b] and out["menus"][a] > out["menus"][b]) for b in total)
                  - sum(out["scores"][b] > out["scores"][a] or (out["scores"][a] == out["scores"][b] and out["menus"][b] > out["menus"][a]) for b in total)) / 2
              for a in total}

@@ -45,9 +45,13 @@ def test_illegal_action_noop_mode_flags_and_waits():
     env.reset(seed=4)
     joint = {a: env.engine.legal_actions(a)[0] for a in env.agents}
     joint["player_1"] = ix(3).end_turn
+    before_pack = list(env.engine.packs[1])
     _, _, _, _, infos = env.step(joint)
-    assert infos["player_1"]["illegal_replaced"] and "Shopping" in infos["player_1"]["illegal_reason"]
-    assert env.engine.picked == [True, False, True]
+    assert infos["player_1"]["illegal_replaced"] and "Shopping" in env.last_step_details()["player_1"]["illegal_reason"]
+    # a drafter's noop is not legal, so the replacement is the documented default: the first ingredient in the pack
+    assert infos["player_1"]["action"] == ix(3).pick0 + min(
+        t for t, c in enumerate(before_pack) if c)
+    assert env.engine.pick_no == 1  # every drafter picked: the draft did not stall
 
 
 @pytest.mark.parametrize("players, opts", [(3, {}), (4, {"character_mode": True, "constraint_mode": True}),

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from envs import waroong_wars_v0
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, IllegalActionError
 from envs.waroong_wars.encoding import WaroongEncoder
 from tests.waroong_wars.helpers import CAT, TYPES, act, counts, ix, new_engine
 
@@ -87,17 +87,27 @@ def test_no_memory_chef_shows_own_picks_during_the_draft():
     assert eng.public_view("player_1").hand == tuple(counts(meat=1))
 
 
-def test_a_player_who_picked_waits_for_the_others_and_noop_stalls_nothing():
+def test_a_player_who_picked_waits_for_the_others_and_a_drafter_must_pick():
+    from envs.waroong_wars import draft
+
     eng = new_engine(3, seed=4)
     a = ix(eng)
     t0 = next(t for t, c in enumerate(eng.packs[0]) if c)
     t1 = next(t for t, c in enumerate(eng.packs[1]) if c)
-    eng.step({"player_0": a.pick0 + t0, "player_1": a.pick0 + t1, "player_2": 0})
+    # Two players have picked, the third not yet (an explicit state: with legal actions every
+    # drafter picks in the same tick, since a drafter's noop is not legal)
+    draft.pick(eng, 0, t0)
+    draft.pick(eng, 1, t1)
+    eng.invalidate_masks()
     assert eng.picked == [True, True, False] and eng.pick_no == 0
     assert eng.legal_actions("player_0") == [0]
     assert "already picked" in eng.why_illegal("player_0", a.pick0 + t0)
     assert [sum(p) for p in eng.packs] == [5, 5, 6]  # nothing passed yet
     t2 = next(t for t, c in enumerate(eng.packs[2]) if c)
+    assert eng.action_mask("player_2")[0] == 0  # a drafter who has not picked must pick: noop is refused
+    with pytest.raises(IllegalActionError, match="must pick"):
+        eng.step({"player_0": 0, "player_1": 0, "player_2": 0})
+    assert eng.validate({"player_0": 0, "player_1": 0, "player_2": 0}, "noop")[0]["player_2"] == a.pick0 + t2
     eng.step({"player_0": 0, "player_1": 0, "player_2": a.pick0 + t2})
     assert eng.pick_no == 1 and eng.picked == [False] * 3
 

@@ -1,0 +1,126 @@
+"""Throughput of a Kitchen Arena env through Ray RLlib's standard PettingZoo wrappers.
+
+``measure(env_id)`` steps ``ray.rllib.env.wrappers.pettingzoo_env.ParallelPettingZooEnv(
+<game>.parallel_env(**config))`` (RLlib's wrapper of a ParallelEnv: a dict of actions for every
+agent in the last observation dict) with uniformly random legal actions drawn from each agent's
+``action_mask``; the same through ``PettingZooEnv(<game>.env(**config))`` (RLlib's AEC wrapper:
+one agent per ``step``; ``aec_agent_steps_per_s``); and our ``parallel_env`` stepped directly in
+the same process (``raw``). No Ray runtime is started: the wrappers are plain Python objects.
+
+An agent-step is one agent acting once: one entry of a joint action dict (parallel) or one
+``PettingZooEnv.step`` call (AEC).
+
+    python -m envs.bench.integrations.rllib [steps]
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from typing import Any
+
+import envs
+from envs.bench.harness import random_legal
+from envs.core.seeding import make_rng
+
+
+def small_config(env_id: str) -> dict[str, Any]:
+    """The smallest test configuration of ``env_id`` (fewest players, default options)."""
+    return dict(envs.get_env_module(env_id).TEST_CONFIGURATIONS[0])
+
+
+def _parallel_wrapper_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
+    from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
+
+    env = ParallelPettingZooEnv(envs.get_env_module(env_id).parallel_env(**config))
+    rng = make_rng(seed)
+    episode = 0
+    obs, _ = env.reset(seed=seed)
+    done = 0
+    t0 = time.perf_counter()
+    while done < steps:
+        actions = {a: random_legal(o["action_mask"], rng) for a, o in obs.items()}
+        obs, _rew, term, trunc, _info = env.step(actions)
+        done += len(actions)
+        if term["__all__"] or trunc["__all__"]:
+            episode += 1
+            obs, _ = env.reset(seed=seed + episode)
+    dt = time.perf_counter() - t0
+    env.close()
+    return done / dt
+
+
+def _aec_wrapper_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
+    from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
+
+    env = PettingZooEnv(envs.get_env_module(env_id).env(**config))
+    rng = make_rng(seed)
+    episode = 0
+    obs, _ = env.reset(seed=seed)
+    done = 0
+    t0 = time.perf_counter()
+    while done < steps:
+        # The wrapper returns the observation of the agent to act next (plus, at the end, the
+        # final observations of every agent; then the episode is over).
+        actions = {a: random_legal(o["action_mask"], rng) for a, o in obs.items()}
+        obs, _rew, term, trunc, _info = env.step(actions)
+        done += 1
+        if term["__all__"] or trunc["__all__"]:
+            episode += 1
+            obs, _ = env.reset(seed=seed + episode)
+    dt = time.perf_counter() - t0
+    env.close()
+    return done / dt
+
+
+def _raw_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
+    env = envs.get_env_module(env_id).parallel_env(**config)
+    rng = make_rng(seed)
+    episode = 0
+    obs, _ = env.reset(seed=seed)
+    done = 0
+    t0 = time.perf_counter()
+    while done < steps:
+        actions = {a: random_legal(obs[a]["action_mask"], rng) for a in env.agents}
+        obs, *_ = env.step(actions)
+        done += len(actions)
+        if not env.agents:
+            episode += 1
+            obs, _ = env.reset(seed=seed + episode)
+    dt = time.perf_counter() - t0
+    return done / dt
+
+
+def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None = None) -> dict:
+    """Agent-steps per second of ``env_id`` through ``ParallelPettingZooEnv`` and ``PettingZooEnv``
+    (random legal actions), and of our ``parallel_env`` stepped directly (each the best of two runs of
+    ``steps`` agent-steps)."""
+    config = small_config(env_id) if config is None else dict(config)
+
+    def best(rate) -> float:  # best of two runs: the first also warms caches up on a shared machine
+        return max(rate(env_id, config, steps, seed) for _ in range(2))
+
+    return {
+        "library": "rllib",
+        "wrapper": "ray.rllib.env.wrappers.pettingzoo_env.ParallelPettingZooEnv(parallel_env())",
+        "env_id": env_id,
+        "config": config,
+        "steps": int(steps),
+        "agent_steps_per_s": best(_parallel_wrapper_rate),
+        "aec_wrapper": "ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv(env())",
+        "aec_agent_steps_per_s": best(_aec_wrapper_rate),
+        "raw_agent_steps_per_s": best(_raw_rate),
+    }
+
+
+def main(argv: list[str] | None = None) -> None:
+    argv = sys.argv[1:] if argv is None else argv
+    steps = int(argv[0]) if argv else 2000
+    for env_id in envs.ENV_IDS:
+        r = measure(env_id, steps=steps)
+        print(f"{env_id:20s} {r['config']}  ParallelPettingZooEnv {r['agent_steps_per_s']:9.0f}  "
+              f"PettingZooEnv {r['aec_agent_steps_per_s']:9.0f}  raw {r['raw_agent_steps_per_s']:9.0f} agent-steps/s")
+
+
+if __name__ == "__main__":
+    main()

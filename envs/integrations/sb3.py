@@ -1,0 +1,227 @@
+"""Stable-Baselines3 / sb3-contrib ``MaskablePPO`` on top of SuperSuit's vec-env chain.
+
+The standard SuperSuit recipe turns one PettingZoo ``ParallelEnv`` into an SB3
+``VecEnv`` whose slots are the seats of several games (parameter sharing: one
+policy plays every seat)::
+
+    venv = supersuit.pettingzoo_env_to_vec_env_v1(par_env)        # one slot per agent
+    venv = supersuit.concat_vec_envs_v1(venv, n_games, num_cpus=0,
+                                        base_class="stable_baselines3")
+
+That chain cannot feed ``MaskablePPO`` by itself (sb3-contrib issues #49 and
+#279): ``MaskablePPO`` asks ``venv.has_attr("action_masks")`` and
+``venv.env_method("action_masks")``, which SuperSuit's ``SB3VecEnvWrapper``
+forwards to a gymnasium vector env that has neither, and the masks sit inside
+the ``Dict`` observation that ``MlpPolicy`` cannot take. It also cannot be
+seeded through SB3 (``venv.seed`` fails the same way) and it merges
+termination and truncation into ``dones`` without SB3's
+``TimeLimit.truncated`` flag.
+
+:class:`ActionMaskVecEnv` goes on top of that chain and fixes all of it::
+
+    venv = ActionMaskVecEnv(venv)
+    model = MaskablePPO("MlpPolicy", venv, seed=0).learn(10_000)
+    actions, _ = model.predict(obs, action_masks=venv.action_masks())
+
+* observations are the plain ``"observation"`` Box (``(num_envs, n)`` float32),
+  so ``MlpPolicy`` applies; the masks are served by :meth:`action_masks`
+  (``(num_envs, A)`` bool), which ``MaskablePPO`` reads through
+  ``sb3_contrib.common.maskable.utils.get_action_masks`` before every step.
+  The mask is not also fed to the network: ``MaskablePPO`` already removes the
+  illegal logits, and our observations already encode the state that decides
+  legality, so a ``MultiInputPolicy`` over the Dict would only add a wide
+  int8 input (991 columns in Wok Star) for nothing;
+* ``seed(s)`` (what ``MaskablePPO(seed=s)`` calls) makes the next ``reset``
+  deal game ``g`` with seed ``s + g`` (with ``num_cpus>1``: every game its own
+  seed too, which SuperSuit's own multiprocessing reset does not guarantee);
+  SuperSuit's auto-resets then continue each game's own generator, so a
+  seeded run is reproducible;
+* at an episode end SuperSuit has already reset the game (the returned
+  observation is the new game's first); ``infos[i]["terminal_observation"]``
+  is converted to the Box form, ``infos[i]["terminal_action_mask"]`` holds the
+  last mask, and ``infos[i]["TimeLimit.truncated"]`` is set (true for a
+  ``max_cycles`` truncation, false for the game's real end) so that
+  ``MaskablePPO`` bootstraps truncated episodes like it does under
+  ``DummyVecEnv``.
+
+Known SuperSuit behaviours this cannot undo: on an episode's last step the
+per-agent infos' ``tick``/``action``/``blocked``/``illegal_replaced`` are those
+of the *new* game's reset (SuperSuit merges reset infos over step infos); and
+every seat must stay live the whole game (true of all Kitchen Arena games).
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any, Sequence
+
+import numpy as np
+from gymnasium import spaces
+from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
+
+__all__ = ["ActionMaskVecEnv", "EXPECTED_METHOD_NAME"]
+
+#: The method name sb3-contrib's ``get_action_masks`` / ``is_masking_supported`` look for.
+EXPECTED_METHOD_NAME = "action_masks"
+
+
+class ActionMaskVecEnv(VecEnvWrapper):
+    """Serve a SuperSuit SB3 vec env of Kitchen Arena seats to ``MaskablePPO``.
+
+    :param venv: ``supersuit.concat_vec_envs_v1(..., base_class="stable_baselines3")`` of
+        ``supersuit.pettingzoo_env_to_vec_env_v1(parallel_env)`` (any SB3 ``VecEnv`` whose
+        observations are ``Dict(observation=Box, action_mask=Box)`` works; seeding and the
+        ``TimeLimit.truncated`` flag need SuperSuit's wrapper underneath).
+    """
+
+    def __init__(self, venv: VecEnv):
+        if not isinstance(venv, VecEnv):
+            raise TypeError(
+                f"ActionMaskVecEnv wraps a stable_baselines3 VecEnv; got {type(venv).__name__}. "
+                "Build it with supersuit.concat_vec_envs_v1(..., base_class='stable_baselines3')"
+            )
+        space = venv.observation_space
+        if not (isinstance(space, spaces.Dict) and {"observation", "action_mask"} <= set(space.spaces)):
+            raise TypeError(
+                "ActionMaskVecEnv expects Dict observations with 'observation' and 'action_mask' "
+                f"(a Kitchen Arena parallel_env through SuperSuit); got {space}"
+            )
+        if not isinstance(venv.action_space, spaces.Discrete):
+            raise TypeError(f"ActionMaskVecEnv expects a Discrete action space; got {venv.action_space}")
+        super().__init__(venv, observation_space=space["observation"])
+        self.n_actions = int(venv.action_space.n)
+        # SuperSuit's SB3VecEnvWrapper keeps the gymnasium vector env (ConcatVecEnv or
+        # ProcConcatVec) as .venv: stepping and resetting that directly keeps terminations
+        # apart from truncations and lets reset take a seed.
+        self._gym_venv = _supersuit_inner(venv)
+        self._next_seed: int | None = None
+        self._next_options: dict | None = None
+        self._masks = np.ones((self.num_envs, self.n_actions), dtype=bool)
+        self.reset_infos: list[dict] = [{} for _ in range(self.num_envs)]
+
+    # ------------------------------------------------------------------ masks
+    def action_masks(self) -> np.ndarray:
+        """The legal-action masks of the current observations: ``(num_envs, A)`` bool."""
+        return self._masks.copy()
+
+    def has_attr(self, attr_name: str) -> bool:
+        if attr_name == EXPECTED_METHOD_NAME:
+            return True
+        try:
+            return bool(self.venv.has_attr(attr_name))
+        except AttributeError:  # SuperSuit's chain has no has_attr
+            return False
+
+    def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        if attr_name == "render_mode":  # SB3 asks at construction; SuperSuit's chain cannot answer
+            mode = getattr(self.venv, "render_mode", None)
+            return [mode for _ in self._get_indices(indices)]
+        return self.venv.get_attr(attr_name, indices)
+
+    def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
+                   **method_kwargs: Any) -> list[Any]:
+        if method_name == EXPECTED_METHOD_NAME:
+            return [self._masks[i].copy() for i in self._get_indices(indices)]
+        return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
+
+    # ------------------------------------------------------------------ seeding
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """Seed the next ``reset``: game ``g`` of the chain is dealt with seed ``seed + g``
+        (SuperSuit's numbering; under ``num_cpus>1`` game ``j`` of the worker whose first slot
+        is ``k`` gets ``seed + k + j``, see :func:`_reset_gym_venv`). ``None``: the games'
+        generators carry on. Returns one entry per slot, as SB3's ``VecEnv.seed``."""
+        self._next_seed = None if seed is None else int(seed)
+        return [None if seed is None else int(seed) + i for i in range(self.num_envs)]
+
+    def set_options(self, options: list[dict] | dict | None = None) -> None:
+        """Options for the next ``reset`` (passed to every game's ``reset``; SuperSuit takes one dict)."""
+        if isinstance(options, list):
+            if any(o != options[0] for o in options):
+                raise ValueError("SuperSuit's chain passes one options dict to every game")
+            options = options[0] if options else None
+        self._next_options = options
+
+    # ------------------------------------------------------------------ reset / step
+    def reset(self) -> VecEnvObs:
+        seed, options = self._next_seed, self._next_options
+        self._next_seed = self._next_options = None
+        if self._gym_venv is not None:
+            obs, infos = _reset_gym_venv(self._gym_venv, seed, options)
+            self.venv.reset_infos = infos
+        else:
+            if seed is not None:
+                self.venv.seed(seed)
+            if options is not None:
+                self.venv.set_options(options)
+            obs = self.venv.reset()
+            infos = getattr(self.venv, "reset_infos", [{} for _ in range(self.num_envs)])
+        self.reset_infos = list(infos)
+        return self._split(obs)
+
+    def step_wait(self) -> VecEnvStepReturn:
+        if self._gym_venv is not None:
+            obs, rewards, terms, truncs, infos = self._gym_venv.step_wait()
+            terms = np.asarray(terms, dtype=bool)
+            truncs = np.asarray(truncs, dtype=bool)
+            dones = terms | truncs
+        else:
+            obs, rewards, dones, infos = self.venv.step_wait()
+            dones = np.asarray(dones, dtype=bool)
+            terms = truncs = None
+        infos = list(infos)
+        for i in np.flatnonzero(dones):
+            info = dict(infos[i])  # ProcConcatVec shares one {} between slots: never edit in place
+            final = info.get("terminal_observation")
+            if isinstance(final, dict):
+                info["terminal_observation"] = np.asarray(final["observation"])
+                info["terminal_action_mask"] = np.asarray(final["action_mask"]).astype(bool)
+            if truncs is not None:
+                info["TimeLimit.truncated"] = bool(truncs[i] and not terms[i])
+            infos[i] = info
+        return self._split(obs), np.asarray(rewards, dtype=np.float32), dones, infos
+
+    def _split(self, obs: dict) -> np.ndarray:
+        self._masks = np.asarray(obs["action_mask"]).astype(bool)
+        return np.asarray(obs["observation"])
+
+
+# ---------------------------------------------------------------------- SuperSuit internals
+def _supersuit_inner(venv: VecEnv):
+    """The gymnasium vector env under SuperSuit's ``SB3VecEnvWrapper``, or None."""
+    try:
+        from supersuit.vector.sb3_vector_wrapper import SB3VecEnvWrapper
+    except ImportError:  # pragma: no cover - supersuit is how this wrapper is meant to be used
+        return None
+    if isinstance(venv, SB3VecEnvWrapper):
+        return venv.venv
+    return None
+
+
+def _reset_gym_venv(gym_venv, seed: int | None, options: dict | None):
+    """``gym_venv.reset(seed=seed, options=options)`` -> ``(obs, per-slot infos)``, mending two
+    things SuperSuit's multiprocessing ``ProcConcatVec.reset`` gets wrong:
+
+    * seeds: it gives worker ``w`` the seed ``seed + w`` and that worker's ``ConcatVecEnv`` gives
+      its game ``j`` the seed ``seed + w + j``, so with more games than workers two games get the
+      same seed and are dealt identically. Here worker ``w`` gets ``seed + first_slot(w)`` (the
+      index of its first slot), so every game has its own seed;
+    * infos: it returns the workers' compressed info lists, not one dict per slot."""
+    try:
+        from supersuit.vector.multiproc_vec import ProcConcatVec, decompress_info, numpy_deepcopy
+    except ImportError:  # pragma: no cover
+        ProcConcatVec = None
+    if ProcConcatVec is not None and isinstance(gym_venv, ProcConcatVec):
+        needed = ("pipes", "idx_starts", "_receive_info", "observations_buffers")
+        if all(hasattr(gym_venv, n) for n in needed):
+            for w, pipe in enumerate(gym_venv.pipes):
+                pipe.send(("reset", (None if seed is None else seed + gym_venv.idx_starts[w], options)))
+            compressed = gym_venv._receive_info()
+            infos = [dict(i) for i in decompress_info(gym_venv.num_envs, gym_venv.idx_starts, compressed)]
+            return numpy_deepcopy(gym_venv.observations_buffers), infos
+        warnings.warn("ActionMaskVecEnv: unknown SuperSuit ProcConcatVec layout; resetting through its own "
+                      "reset (games may share seeds)")
+    obs, infos = gym_venv.reset(seed=seed, options=options)
+    if not (isinstance(infos, list) and len(infos) == gym_venv.num_envs and all(isinstance(i, dict) for i in infos)):
+        infos = [{} for _ in range(gym_venv.num_envs)]
+    return obs, [dict(i) for i in infos]

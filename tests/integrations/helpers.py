@@ -1,0 +1,35 @@
+"""Integration tests run the real third-party libraries.
+
+``require("torchrl")`` imports a library or skips the test module when it is
+not installed (a user who installed only some extras can still run the
+suite). CI sets ``KA_REQUIRE_INTEGRATIONS=1``: then a missing library fails
+the test instead of skipping it, so a broken install step cannot hide behind a
+green run. ``KA_REQUIRE_INTEGRATIONS`` may also list the libraries that must
+be present, comma-separated (the AgileRL run lives in its own venv).
+"""
+
+from __future__ import annotations
+
+import importlib
+import os
+
+import pytest
+
+
+def _required(name: str) -> bool:
+    flag = os.environ.get("KA_REQUIRE_INTEGRATIONS", "").strip()
+    if flag in ("", "0"):
+        return False
+    if flag == "1":
+        return name != "agilerl"  # AgileRL pins a tensordict that TorchRL cannot share: its own venv
+    return name in {s.strip() for s in flag.split(",")}
+
+
+def require(name: str):
+    """Import ``name`` (a top-level module) or skip; fail instead where it is required."""
+    try:
+        return importlib.import_module(name)
+    except ImportError as e:
+        if _required(name):
+            raise AssertionError(f"{name} is required here (KA_REQUIRE_INTEGRATIONS) but does not import: {e}") from e
+        pytest.skip(f"{name} not installed (pip install -e '.[{name}]')", allow_module_level=True)
