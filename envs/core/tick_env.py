@@ -229,6 +229,9 @@ class TickParallelEnv(ParallelEnv):
         truncated = (not terminated) and engine.tick >= self.max_ticks
         observe, mask = self.encoder.observe, engine.action_mask
         obs = {a: {"observation": observe(engine, a), "action_mask": mask(a).copy()} for a in acting}
+        if truncated:  # the episode is over: noop is legal in the final masks, as after a game's end
+            for o in obs.values():
+                o["action_mask"][0] = 1
         rew = result.rewards
         rewards = {a: float(rew.get(a, 0.0)) for a in acting}
         terms = dict.fromkeys(acting, terminated)
@@ -281,10 +284,10 @@ class TickParallelEnv(ParallelEnv):
         return self.engine.outcome()
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
-        return {
-            "observation": self.encoder.observe(self.engine, agent),
-            "action_mask": self.engine.action_mask(agent).copy(),
-        }
+        mask = self.engine.action_mask(agent).copy()
+        if not self.agents and self._last_step is not None and self._last_step[3]:
+            mask[0] = 1  # after the episode's end (a truncation too) noop stays legal
+        return {"observation": self.encoder.observe(self.engine, agent), "action_mask": mask}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The current observation of ``agent`` (as ``step`` would return it)."""

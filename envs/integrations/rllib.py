@@ -16,26 +16,28 @@ key ``"observations"``. This module ships:
 * :func:`make_env` / :func:`register`: the RLlib env (either wrapper form) and
   its ``ray.tune.registry.register_env`` name.
 * :func:`masked_ppo_config`: a ``PPOConfig`` with the env registered, one
-  policy shared by every agent (parameter sharing) and the masked module.
+  policy shared by every agent (parameter sharing) and the masked module
+  (:func:`module_spec`: its ``RLModuleSpec``).
 * :func:`greedy_actions`: argmax of the masked logits of a module for a dict
   of PettingZoo observations (to play a trained module in our envs).
 
 Usage::
 
-    import ray
+    import ray, envs
     from envs.integrations.rllib import masked_ppo_config
     ray.init(num_cpus=2, include_dashboard=False)
-    config = masked_ppo_config("wok_star_v0", {"players": 2}).training(train_batch_size_per_learner=512)
+    config = masked_ppo_config(envs.ENV_IDS[0], {"players": 2}).training(train_batch_size_per_learner=512)
     algo = config.build_algo()
     result = algo.train()
 
-RLlib's env pre-check (``check_multiagent_environments``) steps the env once
-with actions sampled from the *unmasked* ``Discrete`` space. Under our default
-``illegal_action="raise"`` such an action is refused (``IllegalActionError``)
-and the check fails at random, so :func:`masked_ppo_config` turns the check
-off for ``"raise"`` envs (the masked module never submits an illegal action,
-and PettingZoo's own API tests cover the env). With ``illegal_action="noop"``
-the check passes and stays on.
+RLlib's env pre-check (``check_multiagent_environments``, run by every EnvRunner unless
+``disable_env_checking``) steps the env once with actions sampled from the *unmasked*
+``Discrete`` space. Under our default ``illegal_action="raise"`` such an action is refused
+(``IllegalActionError``; with hundreds of actions and a handful legal, the check fails nearly
+every time), so :func:`masked_ppo_config` turns the check off for ``"raise"`` envs: the masked
+module never submits an illegal action (if it did, sampling would raise at once), and
+PettingZoo's own API tests cover the env. With ``illegal_action="noop"`` the check passes and
+stays on (the env then replaces an illegal action and flags ``infos[agent]["illegal_replaced"]``).
 """
 
 from __future__ import annotations

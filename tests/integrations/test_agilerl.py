@@ -132,6 +132,7 @@ def test_ippo_plays_masked_to_the_real_end_and_learns(env_id):
 
 
 # ---------------------------------------------------------------------- errors reach the parent
+@pytest.mark.filterwarnings("ignore::UserWarning")  # AgileRL logs the worker's traceback as warnings
 @pytest.mark.parametrize("env_id", envs.ENV_IDS)
 def test_illegal_action_in_a_worker_reaches_the_parent_with_its_reason(env_id):
     """AgileRL's vec env re-raises a worker's error in the parent as ``type(err)(err)``:

@@ -105,14 +105,22 @@ def test_groups_done_and_info_tensors(env_id, form):
                                                            for k in ("done", "terminated", "truncated")}
     assert set(env.done_keys) == expected_done
 
+    def check_masks(out):  # the exposed action mask of each acting agent is the env's own mask
+        for g, members in env.group_map.items():
+            for i, a in enumerate(members):
+                if out[g, "mask"][i]:
+                    assert torch.equal(out[g, "action_mask"][i], true_mask(env, a)), a
+
     td = env.reset()
     assert torch.equal(td["state"], torch.as_tensor(pz.state()))  # return_state: the global state
+    check_masks(td)
     nxt = env.step(env.rand_action(td))["next"]
     assert torch.equal(nxt["state"], torch.as_tensor(pz.state()))
+    check_masks(nxt)
     for out in (td, nxt):
         assert out["state"].shape == pz.state_space.shape
         for key in ("done", "terminated", "truncated"):
-            assert out[key].dtype == torch.bool and out[key].shape == (1,)
+            assert out[key].dtype == torch.bool and out[key].shape == (1,) and not out[key].any()
         for g, members in env.group_map.items():
             n = len(members)
             obs = out[g, "observation", "observation"]
@@ -125,16 +133,18 @@ def test_groups_done_and_info_tensors(env_id, form):
             for k in INFO_KEYS:
                 assert isinstance(out[g, "info", k], torch.Tensor) and out[g, "info", k].shape == (n,)
             for key in ("done", "terminated", "truncated"):
-                if out is nxt:
-                    assert out[g, key].dtype == torch.bool and out[g, key].shape == (n, 1)
-    # After one step: the parallel form's tick is 1 for everyone; in the AEC form one agent has submitted.
-    g0 = next(iter(env.group_map))
-    assert nxt[g0, "info", "tick"].tolist() == [1.0] * len(env.group_map[g0]) or form == "aec"
-    # The exposed action mask of each acting agent is the env's own mask.
-    for g, members in env.group_map.items():
-        for i, a in enumerate(members):
-            if nxt[g, "mask"][i]:
-                assert torch.equal(nxt[g, "action_mask"][i], true_mask(env, a))
+                assert out[g, key].dtype == torch.bool and out[g, key].shape == (n, 1) and not out[g, key].any()
+
+    def stacked(out, key):  # (n_agents, ...) in seat order, whatever the grouping
+        return torch.cat([out[(g, *key)] for g in env.group_map])
+
+    if form == "parallel":  # every agent acted; the tick resolved
+        assert stacked(nxt, ("mask",)).all()
+        assert stacked(nxt, ("info", "tick")).tolist() == [1.0] * len(agents)
+    else:  # seat 0 submitted; seat 1 is to move; the tick resolves when the last seat submits
+        assert stacked(td, ("mask",)).tolist() == [i == 0 for i in range(len(agents))]
+        assert stacked(nxt, ("mask",)).tolist() == [i == 1 for i in range(len(agents))]
+        assert stacked(nxt, ("info", "tick")).tolist() == [0.0] * len(agents)
 
 
 # --------------------------------------------------------------------------- rollouts

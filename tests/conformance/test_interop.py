@@ -1,0 +1,428 @@
+"""The conventions third-party libraries rely on, for every registered env (issue 11, part 1):
+fixed-schema infos, pickle and deep copy, the mask is the truth, the native AEC form
+(validation at submission, never wedged, ``python -O``, PettingZoo's wrappers),
+``max_cycles``, a clear error for a joint action that is not a dict, and PettingZoo's
+``performance_benchmark``.
+
+The per-library tests (TorchRL, Tianshou, SB3/SuperSuit, AgileRL, RLlib) live in
+``tests/integrations/``."""
+
+from __future__ import annotations
+
+import copy
+import io
+import pickle
+import subprocess
+import sys
+import textwrap
+from contextlib import redirect_stdout
+
+import numpy as np
+import pytest
+from pettingzoo.test import performance_benchmark
+from pettingzoo.utils.wrappers import TerminateIllegalWrapper
+
+import envs
+from envs.core.errors import ActionFormatError, ConfigError, IllegalActionError, SnapshotError
+from envs.core.tick_env import INFO_KEYS
+
+IDS = envs.available_env_ids()
+#: the smallest configuration of each game (cheap whole games)
+SMALL = {e: dict(envs.get_env_module(e).TEST_CONFIGURATIONS[0]) for e in IDS}
+CONFIGS = envs.test_configurations()
+
+
+def _module(env_id):
+    return envs.get_env_module(env_id)
+
+
+def _random_legal(rng, obs, agents):
+    return {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in agents}
+
+
+def _check_compact(info, where):
+    assert tuple(info) == INFO_KEYS, f"{where}: info keys {sorted(info)}, expected {INFO_KEYS}"
+    assert type(info["tick"]) is int and type(info["action"]) is int, where
+    assert type(info["blocked"]) is bool and type(info["illegal_replaced"]) is bool, where
+
+
+# ---------------------------------------------------------------------------------------------- infos
+@pytest.mark.parametrize("cfg", CONFIGS, ids=[c.name for c in CONFIGS])
+def test_infos_have_one_fixed_numeric_schema_at_reset_and_every_step_to_the_end(cfg):
+    env = cfg.parallel_env()
+    rng = np.random.default_rng(7)
+    obs, infos = env.reset(seed=3)
+    assert set(infos) == set(env.agents)
+    for a, info in infos.items():
+        _check_compact(info, f"{cfg.name} reset {a}")
+    steps = 0
+    while env.agents:
+        acting = list(env.agents)
+        obs, _, term, trunc, infos = env.step(_random_legal(rng, obs, acting))
+        steps += 1
+        assert set(infos) == set(acting)
+        for a, info in infos.items():
+            _check_compact(info, f"{cfg.name} step {steps} {a}")
+    assert any(term.values()) and not any(trunc.values())
+    # the words and the result stay available
+    details = env.last_step_details()
+    assert set(details) == set(acting)
+    for a in acting:
+        assert details[a]["outcome"] == env.outcome() and "action_name" in details[a]
+        # after the end, noop stays legal: a wrapper that auto-resets finds a legal action
+        assert obs[a]["action_mask"][0] == 1 and obs[a]["action_mask"].sum() == 1
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_verbose_infos_and_mask_in_infos(env_id):
+    env = _module(env_id).parallel_env(**SMALL[env_id], infos="verbose", mask_in_infos=True)
+    obs, infos = env.reset(seed=1)
+    for a in env.agents:
+        assert {"action_name", "blocked_reason", "illegal_reason"} <= set(infos[a])
+        np.testing.assert_array_equal(infos[a]["action_mask"], obs[a]["action_mask"])
+    rng = np.random.default_rng(0)
+    while env.agents:
+        acting = list(env.agents)
+        obs, _, _, _, infos = env.step(_random_legal(rng, obs, acting))
+        for a in acting:
+            assert set(INFO_KEYS) <= set(infos[a])
+            assert infos[a]["action_name"] == env.action_table.name(infos[a]["action"])
+            np.testing.assert_array_equal(infos[a]["action_mask"], obs[a]["action_mask"])
+            assert infos[a]["action_mask"] is not obs[a]["action_mask"]
+    assert all(infos[a]["outcome"] == env.outcome() for a in acting)
+
+
+def test_outcome_and_details_need_a_game():
+    env = _module(IDS[0]).parallel_env()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.outcome()
+    with pytest.raises(RuntimeError, match="reset"):
+        env.last_step_details()
+
+
+# ---------------------------------------------------------------------------------------------- pickle
+def _play(env, rng, n):
+    """n random legal steps (or fewer, if the game ends); returns what was seen."""
+    seen = []
+    obs = {a: env.observe(a) for a in env.agents}
+    for _ in range(n):
+        if not env.agents:
+            break
+        joint = _random_legal(rng, obs, env.agents)
+        obs, rew, term, trunc, infos = env.step(joint)
+        seen.append((joint, {a: o["observation"].tobytes() + o["action_mask"].tobytes() for a, o in obs.items()},
+                     rew, term, trunc, infos))
+    return seen
+
+
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("how", ["pickle", "deepcopy"])
+def test_parallel_env_pickles_and_copies_mid_game_and_the_copy_continues_identically(env_id, how):
+    env = _module(env_id).parallel_env(**SMALL[env_id])
+    fresh = pickle.loads(pickle.dumps(env)) if how == "pickle" else copy.deepcopy(env)
+    assert fresh.possible_agents == env.possible_agents and fresh.engine is None
+    env.reset(seed=11)
+    _play(env, np.random.default_rng(1), 25)
+    twin = pickle.loads(pickle.dumps(env)) if how == "pickle" else copy.deepcopy(env)
+    assert twin.engine is not env.engine and twin.agents == env.agents
+    assert twin.snapshot() == env.snapshot()
+    a = _play(env, np.random.default_rng(2), 200)
+    b = _play(twin, np.random.default_rng(2), 200)
+    assert a == b and len(a) > 0
+    assert twin.snapshot() == env.snapshot()
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_aec_env_pickles_mid_tick_and_continues_identically(env_id):
+    env = _module(env_id).env(**SMALL[env_id])
+    env.reset(seed=5)
+    rng = np.random.default_rng(0)
+    for _ in range(len(env.possible_agents) * 7 + 1):  # stop in the middle of a tick
+        obs, *_ = env.last()
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    twin = pickle.loads(pickle.dumps(env))
+    deep = copy.deepcopy(env)
+    for e in (twin, deep):
+        assert e.agent_selection == env.agent_selection and e.unwrapped._joint == env.unwrapped._joint
+
+    def run(e, seed):
+        r = np.random.default_rng(seed)
+        out = []
+        for agent in e.agent_iter(400):
+            obs, rew, term, trunc, info = e.last()
+            action = None if (term or trunc) else int(r.choice(np.flatnonzero(obs["action_mask"])))
+            e.step(action)
+            out.append((agent, obs["observation"].tobytes(), rew, term, trunc, info["tick"]))
+        return out
+
+    ref = run(env, 9)
+    assert run(twin, 9) == ref and run(deep, 9) == ref
+
+
+@pytest.mark.parametrize("make", [
+    lambda: IllegalActionError("chef_0", 3, "serve", "no customer is waiting", ["noop", "flip"]),
+    lambda: IllegalActionError("chef_0", 3, "serve", "no customer is waiting"),
+    lambda: ActionFormatError("step takes a dict"),
+    lambda: ConfigError("bad option"),
+    lambda: SnapshotError("corrupt"),
+])
+def test_every_error_class_pickles_with_its_message_and_fields(make):
+    err = make()
+    back = pickle.loads(pickle.dumps(err))
+    assert type(back) is type(err) and str(back) == str(err)
+    assert back.__dict__ == err.__dict__ or not err.__dict__
+    # vector envs (gymnasium's AsyncVectorEnv, AgileRL's) re-raise a worker's error as type(e)(e)
+    again = type(err)(err)
+    assert str(again) == str(err) and isinstance(again, ValueError)
+    if isinstance(err, IllegalActionError):
+        assert (again.agent, again.action, again.reason, again.legal) == (err.agent, err.action, err.reason, err.legal)
+
+
+def test_an_illegal_action_raised_in_a_worker_process_reaches_the_caller_with_its_reason():
+    from gymnasium.vector import AsyncVectorEnv  # noqa: F401  (its worker protocol is what we mimic)
+    import multiprocessing as mp
+
+    env_id = IDS[0]
+    ctx = mp.get_context("spawn")
+    with ctx.Pool(1) as pool:
+        with pytest.raises(IllegalActionError) as err:
+            pool.apply(_illegal_step_in_worker, (env_id, SMALL[env_id]))
+    assert err.value.agent is not None and "illegal action for" in str(err.value) and err.value.reason
+
+
+def _illegal_step_in_worker(env_id, kwargs):
+    env = envs.get_env_module(env_id).parallel_env(**kwargs)
+    obs, _ = env.reset(seed=0)
+    a = env.agents[0]
+    bad = int(np.flatnonzero(obs[a]["action_mask"] == 0)[0])
+    env.step({**{b: 0 for b in env.agents}, a: bad})
+
+
+# ---------------------------------------------------------------------------------------------- the mask is the truth
+@pytest.mark.parametrize("cfg", CONFIGS, ids=[c.name for c in CONFIGS])
+def test_an_action_is_accepted_if_and_only_if_the_mask_allows_it(cfg):
+    env = cfg.parallel_env()
+    rng = np.random.default_rng(5)
+    obs, _ = env.reset(seed=2)
+    n = env.action_table.n
+    checked = 0
+    step = 0
+    while env.agents:
+        if step % 37 == 0:
+            eng = env.engine
+            for a in env.agents:
+                mask = eng.action_mask(a)
+                for act in range(n):
+                    if mask[act]:
+                        assert eng.check_one(a, act) == (act, None)
+                    else:
+                        with pytest.raises(IllegalActionError):
+                            eng.check_one(a, act)
+                        replacement, why = eng.check_one(a, act, "noop")
+                        assert mask[replacement] and why
+                    checked += 1
+                # refused at the door: the step raises and the state is untouched
+                illegal = np.flatnonzero(mask == 0)
+                if illegal.size:
+                    before = eng.to_dict()
+                    with pytest.raises(IllegalActionError, match=a):
+                        env.step({**_random_legal(rng, obs, env.agents), a: int(rng.choice(illegal))})
+                    assert env.engine.to_dict() == before
+        obs, *_ = env.step(_random_legal(rng, obs, env.agents))
+        step += 1
+    assert checked > 0
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_noop_mode_never_stalls_a_game_played_without_masks(env_id):
+    """Unmasked random actions with illegal_action="noop": every replaced action is a legal
+    default (where noop itself is not legal, the game's documented default), so games end."""
+    mod = _module(env_id)
+    env = mod.parallel_env(**SMALL[env_id], illegal_action="noop")
+    rng = np.random.default_rng(0)
+    obs, _ = env.reset(seed=0)
+    bound = mod.max_episode_steps(**SMALL[env_id])
+    steps = replaced = 0
+    while env.agents:
+        masks = {a: obs[a]["action_mask"] for a in env.agents}
+        joint = {a: int(rng.integers(env.action_table.n)) for a in env.agents}
+        obs, _, term, trunc, infos = env.step(joint)
+        for a, info in infos.items():
+            assert masks[a][info["action"]], f"{a} was made to play an action its mask did not allow"
+            replaced += info["illegal_replaced"]
+        steps += 1
+    assert replaced > 0 and steps <= bound and (any(term.values()) or any(trunc.values()))
+
+
+# ---------------------------------------------------------------------------------------------- AEC
+@pytest.mark.parametrize("env_id", IDS)
+def test_aec_checks_each_action_when_submitted_and_is_never_wedged(env_id):
+    env = _module(env_id).env(**SMALL[env_id])
+    env.reset(seed=4)
+    rng = np.random.default_rng(0)
+    for _ in range(3 * len(env.possible_agents) + 1):
+        agent = env.agent_selection
+        obs, *_ = env.last()
+        illegal = np.flatnonzero(obs["action_mask"] == 0)
+        joint_before = dict(env.unwrapped._joint)
+        snap = env.unwrapped.engine.to_dict()
+        for bad in (int(illegal[0]), env.action_space(agent).n, -1, "1", 1.0):
+            with pytest.raises(IllegalActionError) as err:
+                env.step(bad)
+            assert agent in str(err.value)
+            # nothing buffered, nothing changed, the same agent chooses again
+            assert env.agent_selection == agent and env.unwrapped._joint == joint_before
+            assert env.unwrapped.engine.to_dict() == snap
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+    assert env.unwrapped.engine.tick == 3
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_aec_and_parallel_forms_play_the_same_game(env_id):
+    mod = _module(env_id)
+    par, aec = mod.parallel_env(**SMALL[env_id]), mod.env(**SMALL[env_id])
+    obs, _ = par.reset(seed=8)
+    aec.reset(seed=8)
+    rng = np.random.default_rng(3)
+    ret_par = dict.fromkeys(par.possible_agents, 0.0)
+    ret_aec = dict.fromkeys(par.possible_agents, 0.0)
+    ticks = 0
+    while par.agents:
+        joint = _random_legal(rng, obs, par.agents)
+        for a in par.agents:  # seat order, one cycle = one tick
+            assert aec.agent_selection == a
+            o, r, term, trunc, _ = aec.last()
+            np.testing.assert_array_equal(o["observation"], obs[a]["observation"])
+            np.testing.assert_array_equal(o["action_mask"], obs[a]["action_mask"])
+            ret_aec[a] += r
+            aec.step(joint[a])
+        obs, rew, term, trunc, infos = par.step(joint)
+        ticks += 1
+        for a in rew:
+            ret_par[a] += rew[a]
+        assert aec.unwrapped.infos == {a: infos[a] for a in aec.agents}
+    assert aec.unwrapped.engine.to_dict() == par.engine.to_dict()
+    # the last tick's rewards are read at each agent's final last(), then it steps out with None
+    for agent in aec.agent_iter():
+        o, r, term, trunc, _ = aec.last()
+        assert term and not trunc
+        ret_aec[agent] += r
+        aec.step(None)
+    assert aec.agents == [] and ret_aec == pytest.approx(ret_par) and ticks > 0
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_aec_rewards_accumulate_until_the_agent_acts_again(env_id):
+    env = _module(env_id).env(**SMALL[env_id])
+    env.reset(seed=0)
+    u = env.unwrapped
+    rng = np.random.default_rng(1)
+    for _ in range(40 * len(env.possible_agents)):
+        if not env.agents or env.terminations[env.agent_selection]:
+            break
+        agent = env.agent_selection
+        obs, *_ = env.last()
+        first = u._pos == 0
+        env.step(int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        if u._pos == 0 and not first or len(u._order) == 1:  # the tick resolved on this step
+            assert u.rewards == {a: u.rewards[a] for a in env.agents}
+        else:
+            assert all(r == 0 for r in u.rewards.values()), "rewards arrive only when the tick resolves"
+        assert u._cumulative_rewards[agent] == u.rewards[agent] if u._pos == 0 else u._cumulative_rewards[agent] == 0
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_terminate_illegal_wrapper_ends_the_game_and_blames_the_agent(env_id):
+    env = TerminateIllegalWrapper(_module(env_id).env(**SMALL[env_id]), illegal_reward=-1)
+    env.reset(seed=0)
+    first = env.agent_selection
+    obs, *_ = env.last()
+    env.step(int(np.flatnonzero(obs["action_mask"] == 0)[0]))
+    seen = {}
+    for agent in env.agent_iter():
+        _, r, term, trunc, _ = env.last()
+        assert term
+        seen[agent] = r
+        env.step(None)
+    assert seen[first] == -1 and all(r == 0 for a, r in seen.items() if a != first)
+    assert set(seen) == set(env.possible_agents) and env.agents == []
+    env.reset(seed=1)  # and it starts again
+    assert env.agents == env.possible_agents
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_python_O_changes_nothing(env_id):
+    """Under ``python -O`` (asserts stripped) an out-of-range action is still refused."""
+    code = textwrap.dedent(f"""
+        import envs
+        from envs.core.errors import IllegalActionError
+        mod = envs.get_env_module({env_id!r})
+        for env in (mod.env(), ):
+            env.reset(seed=0)
+            for bad in (env.action_space(env.agent_selection).n, -1):
+                try:
+                    env.step(bad)
+                except IllegalActionError:
+                    pass
+                else:
+                    raise SystemExit("accepted " + str(bad))
+        par = mod.parallel_env()
+        par.reset(seed=0)
+        try:
+            par.step({{a: 10 ** 6 for a in par.agents}})
+        except IllegalActionError:
+            print("refused")
+    """)
+    out = subprocess.run([sys.executable, "-O", "-c", code], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and "refused" in out.stdout, out.stderr
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_performance_benchmark(env_id):
+    buf = io.StringIO()
+    with redirect_stdout(buf):
+        performance_benchmark(_module(env_id).env(**SMALL[env_id]))
+    turns = float(buf.getvalue().split(" turns per second")[0].split()[-1])
+    assert turns > 0
+
+
+# ---------------------------------------------------------------------------------------------- options and joint actions
+@pytest.mark.parametrize("env_id", IDS)
+@pytest.mark.parametrize("form", ["parallel", "aec"])
+def test_max_cycles_truncates_after_exactly_n_ticks(env_id, form):
+    mod = _module(env_id)
+    n = 9
+    if form == "parallel":
+        env = mod.parallel_env(**SMALL[env_id], max_cycles=n)
+        obs, _ = env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        steps = 0
+        while env.agents:
+            obs, _, term, trunc, _ = env.step(_random_legal(rng, obs, env.agents))
+            steps += 1
+        assert steps == n and all(trunc.values()) and not any(term.values())
+        for a in obs:  # the episode is over: noop is legal in the final masks after a truncation too
+            assert obs[a]["action_mask"][0] == 1 and env.observe(a)["action_mask"][0] == 1
+    else:
+        env = mod.env(**SMALL[env_id], max_cycles=n)
+        env.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for agent in env.agent_iter():
+            obs, _, term, trunc, _ = env.last()
+            env.step(None if (term or trunc) else int(rng.choice(np.flatnonzero(obs["action_mask"]))))
+        assert env.unwrapped.engine.tick == n and all(env.unwrapped.par.engine.tick == n for _ in [0])
+    assert mod.parallel_env(**SMALL[env_id], max_ticks=n, max_cycles=n).max_ticks == n
+    with pytest.raises(ConfigError, match="max_cycles"):
+        mod.parallel_env(**SMALL[env_id], max_ticks=n, max_cycles=n + 1)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_a_joint_action_that_is_not_a_dict_is_a_clear_error(env_id):
+    env = _module(env_id).parallel_env(**SMALL[env_id])
+    env.reset(seed=0)
+    snap = env.snapshot()
+    for bad in ([0] * len(env.agents), np.zeros(len(env.agents), dtype=int), 0, None):
+        with pytest.raises(ActionFormatError, match="dict") as err:
+            env.step(bad)
+        assert isinstance(err.value, TypeError) and isinstance(err.value, ValueError)
+    assert env.snapshot() == snap
