@@ -30,3 +30,24 @@ def test_game_doc_has_every_block_and_a_rule_table(env_id):
     for key in KEYS:
         assert f"<!-- BEGIN GENERATED: {key} -->" in text
     assert "## Rules" in text and "## Deviations and reconstructions" in text
+
+
+def _first_python_block(text: str) -> str:
+    import re
+
+    m = re.search(r"```python\n(.*?)```", text, re.S)
+    assert m, "no python block"
+    return m.group(1)
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_the_game_docs_opening_snippet_runs_as_written(env_id, capsys):
+    game = env_id.rsplit("_v", 1)[0]
+    code = _first_python_block((docs.ROOT / "docs" / f"{game}.md").read_text(encoding="utf-8"))
+    exec(compile(code, f"docs/{game}.md", "exec"), {"__name__": "__doc_snippet__"})
+
+
+def test_the_readme_quick_start_runs_as_written(capsys):
+    text = (docs.ROOT / "README.md").read_text(encoding="utf-8")
+    code = _first_python_block(text.split("## Quick start", 1)[1])
+    exec(compile(code, "README.md", "exec"), {"__name__": "__doc_snippet__"})

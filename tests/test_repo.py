@@ -29,6 +29,16 @@ def test_ci_runs_exactly_the_readme_test_command():
     assert "torch==2.13.0" in ci and "torch==2.13.0" in _readme_test_command()
 
 
+def test_ci_runs_the_agilerl_tests_in_their_own_venv_with_the_integrations_required():
+    text = (ROOT / "README.md").read_text(encoding="utf-8")
+    m = re.search(r"<!-- agilerl-test-command -->\s*```(?:bash|sh)?\n(.*?)```", text, re.S)
+    assert m, "README.md must hold the AgileRL test command after <!-- agilerl-test-command -->"
+    readme_test = m.group(1).strip().splitlines()[-1].split("/bin/python", 1)[1]
+    ci = (ROOT / ".ci" / "run").read_text(encoding="utf-8")
+    assert readme_test in ci and '-e ".[dev,agilerl]"' in ci and '-e ".[dev,agilerl]"' in m.group(1)
+    assert "KA_REQUIRE_INTEGRATIONS=1" in ci and "integrations]" in ci and "integrations]" in _readme_test_command()
+
+
 def test_pyproject_declares_the_promised_packaging():
     meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
     proj = meta["project"]

@@ -57,7 +57,8 @@ CORE_OPTIONS = ConfigSpec(
                choices=(None, "ansi", "human")),
         Option("illegal_action", "raise",
                "'raise': an illegal action raises IllegalActionError (a ValueError) and nothing changes; "
-               "'noop': it is replaced by noop and flagged in infos (for training code that samples without masks)",
+               "'noop': it is replaced by the game's default legal action (noop wherever noop is legal) and flagged in "
+               "infos (for training code that samples without masks)",
                choices=("raise", "noop")),
         Option("max_ticks", None, "truncate the episode after this many steps (None: the game's documented default)",
                kind="int", low=1, allow_none=True),

@@ -318,5 +318,5 @@ def test_measure_runs(env_id):
     r = measure(env_id, steps=60, seed=0)
     assert r["library"] == "rllib" and r["env_id"] == env_id and r["steps"] == 60
     assert "ParallelPettingZooEnv" in r["wrapper"]
-    for key in ("agent_steps_per_s", "aec_agent_steps_per_s", "raw_agent_steps_per_s"):
+    for key in ("agent_steps_per_s", "aec_agent_steps_per_s", "raw_agent_steps_per_s", "env_runner_agent_steps_per_s"):
         assert r[key] > 0 and math.isfinite(r[key])

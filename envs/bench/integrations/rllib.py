@@ -7,6 +7,12 @@ agent in the last observation dict) with uniformly random legal actions drawn fr
 one agent per ``step``; ``aec_agent_steps_per_s``); and our ``parallel_env`` stepped directly in
 the same process (``raw``). No Ray runtime is started: the wrappers are plain Python objects.
 
+``env_runner_agent_steps_per_s`` is what RLlib's sampler pays per agent-step: a local
+``MultiAgentEnvRunner`` built from :func:`envs.integrations.rllib.masked_ppo_config` (parallel
+form) sampling with the untrained masked PPO module (legal actions from its masked
+distribution, not uniform: connectors, a torch forward pass per step and episode bookkeeping
+included). Skip it with ``env_runner=False``.
+
 An agent-step is one agent acting once: one entry of a joint action dict (parallel) or one
 ``PettingZooEnv.step`` call (AEC).
 
@@ -91,7 +97,27 @@ def _raw_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
     return done / dt
 
 
-def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None = None) -> dict:
+def _env_runner_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
+    from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
+
+    from envs.integrations.rllib import masked_ppo_config
+
+    players = len(envs.get_env_module(env_id).parallel_env(**config).possible_agents)
+    runner = MultiAgentEnvRunner(config=masked_ppo_config(env_id, config, form="parallel", seed=seed))
+    try:
+        runner.sample(num_timesteps=min(steps, 100))  # warm-up: first reset, module, connectors
+        t0 = time.perf_counter()
+        # ``num_timesteps`` counts env steps; every agent acts in each (parallel form).
+        episodes = runner.sample(num_timesteps=max(1, steps // players))
+        dt = time.perf_counter() - t0
+        done = sum(ep.agent_steps() for ep in episodes)
+    finally:
+        runner.stop()
+    return done / dt
+
+
+def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None = None,
+            env_runner: bool = True) -> dict:
     """Agent-steps per second of ``env_id`` through ``ParallelPettingZooEnv`` and ``PettingZooEnv``
     (random legal actions), and of our ``parallel_env`` stepped directly (each the best of two runs of
     ``steps`` agent-steps)."""
@@ -100,7 +126,7 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
     def best(rate) -> float:  # best of two runs: the first also warms caches up on a shared machine
         return max(rate(env_id, config, steps, seed) for _ in range(2))
 
-    return {
+    out = {
         "library": "rllib",
         "wrapper": "ray.rllib.env.wrappers.pettingzoo_env.ParallelPettingZooEnv(parallel_env())",
         "env_id": env_id,
@@ -111,6 +137,10 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
         "aec_agent_steps_per_s": best(_aec_wrapper_rate),
         "raw_agent_steps_per_s": best(_raw_rate),
     }
+    if env_runner:
+        out["env_runner"] = "ray.rllib.env.multi_agent_env_runner.MultiAgentEnvRunner(masked_ppo_config(...)).sample"
+        out["env_runner_agent_steps_per_s"] = _env_runner_rate(env_id, config, steps, seed)
+    return out
 
 
 def main(argv: list[str] | None = None) -> None:
@@ -119,7 +149,8 @@ def main(argv: list[str] | None = None) -> None:
     for env_id in envs.ENV_IDS:
         r = measure(env_id, steps=steps)
         print(f"{env_id:20s} {r['config']}  ParallelPettingZooEnv {r['agent_steps_per_s']:9.0f}  "
-              f"PettingZooEnv {r['aec_agent_steps_per_s']:9.0f}  raw {r['raw_agent_steps_per_s']:9.0f} agent-steps/s")
+              f"PettingZooEnv {r['aec_agent_steps_per_s']:9.0f}  raw {r['raw_agent_steps_per_s']:9.0f}  "
+              f"EnvRunner.sample {r['env_runner_agent_steps_per_s']:7.0f} agent-steps/s")
 
 
 if __name__ == "__main__":
