@@ -112,19 +112,22 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     # -- helpers
     @staticmethod
     def _split(batch: Mapping[str, Any]) -> tuple[dict, Any]:
-        """A shallow copy of ``batch`` whose OBS is the observation vector, and the mask (or None
-        when OBS is already the bare vector). The caller's batch is never modified."""
+        """A shallow copy of ``batch`` whose OBS is the observation vector, and the mask. The
+        caller's batch is never modified. A batch without the mask is refused (an unmasked
+        forward pass would propose illegal actions), e.g. after a connector flattened the dict."""
         obs = batch[Columns.OBS]
-        if not isinstance(obs, Mapping):
-            return dict(batch), None
+        if not (isinstance(obs, Mapping) and OBS_KEY in obs and MASK_KEY in obs):
+            raise ValueError(
+                f"MaskedPPOTorchRLModule needs batch[{Columns.OBS!r}] as a dict with {OBS_KEY!r} and {MASK_KEY!r} "
+                f"(PettingZoo's observation, unflattened); got {type(obs).__name__}"
+                + (f" with keys {sorted(obs)}" if isinstance(obs, Mapping) else "")
+            )
         inner = dict(batch)
         inner[Columns.OBS] = obs[OBS_KEY]
         return inner, obs[MASK_KEY]
 
     @staticmethod
     def _mask_logits(out: dict, mask: Any) -> dict:
-        if mask is None:
-            return out
         logits = out[Columns.ACTION_DIST_INPUTS]
         legal = mask.to(torch.bool)
         legal = legal | ~legal.any(dim=-1, keepdim=True)

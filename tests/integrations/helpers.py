@@ -16,6 +16,12 @@ import os
 import pytest
 
 
+#: the pyproject extra that installs each importable library
+EXTRAS = {"ray": "rllib", "supersuit": "supersuit", "sb3_contrib": "supersuit", "tianshou": "tianshou",
+          "torchrl": "torchrl", "tensordict": "torchrl", "agilerl": "agilerl", "torch": "train",
+          "stable_baselines3": "train"}
+
+
 def _required(name: str) -> bool:
     flag = os.environ.get("KA_REQUIRE_INTEGRATIONS", "").strip()
     if flag in ("", "0"):
@@ -32,4 +38,5 @@ def require(name: str):
     except ImportError as e:
         if _required(name):
             raise AssertionError(f"{name} is required here (KA_REQUIRE_INTEGRATIONS) but does not import: {e}") from e
-        pytest.skip(f"{name} not installed (pip install -e '.[{name}]')", allow_module_level=True)
+        extra = EXTRAS.get(name, name)
+        pytest.skip(f"{name} not installed (pip install -e '.[{extra}]')", allow_module_level=True)

@@ -36,14 +36,13 @@ from envs.integrations import rllib as ka_rllib  # noqa: E402
 torch.set_num_threads(1)
 
 ROOT = Path(__file__).resolve().parents[2]
-#: Episodes of the long games are cut here (RLlib sees a truncation) so that a 256-step batch
-#: holds finished episodes. ``max_ticks``, not ``max_cycles``: Wok Star and Frying Master
-#: ignore ``max_cycles`` today (/tmp/core_requests/rllib.txt).
+#: Episodes of the long games are cut here (``max_cycles``: RLlib sees a truncation) so that a
+#: 256-step batch holds finished episodes.
 TRUNCATE = 100
 #: The smallest configuration of each game, keyed by the id without its version suffix (the
 #: ids get renamed to ``_v1``). Wok Star plays whole games (to termination).
-SMALL = {"wok_star": {"players": 2}, "frying_master": {"players": 2, "max_ticks": TRUNCATE},
-         "waroong_wars": {"players": 3, "max_ticks": TRUNCATE}}
+SMALL = {"wok_star": {"players": 2}, "frying_master": {"players": 2, "max_cycles": TRUNCATE},
+         "waroong_wars": {"players": 3, "max_cycles": TRUNCATE}}
 CHEAPEST = envs.ENV_IDS[0]  # Wok Star: the shortest games
 LOSS_KEYS = ("total_loss", "policy_loss", "vf_loss", "entropy", "mean_kl_loss")
 TRAIN = dict(train_batch_size_per_learner=256, minibatch_size=64, num_epochs=1)
@@ -177,6 +176,8 @@ def test_masked_module_masks_every_forward_pass(env_id, tmp_path):
 
     values = module.compute_values(batch)
     assert values.shape == (len(rows),) and torch.isfinite(values).all()
+    with pytest.raises(ValueError, match="action_mask"):  # a flattened / mask-less batch is refused
+        module.forward_inference({Columns.OBS: batch[Columns.OBS]["observation"]})
 
     # Gradients flow to the networks, not through the masked entries' values.
     out = module.forward_train(batch)
@@ -255,6 +256,9 @@ def test_ppo_trains_and_plays_legal_greedy_game(ray_session, env_id, form):
         play = _greedy_parallel_game if form == "parallel" else _greedy_aec_game
         steps, terminated, truncated = play(module, env_id, seed=1)
         assert steps > 0 and (terminated or truncated)
+        if "max_cycles" in small(env_id):
+            players = len(envs.get_env_module(env_id).parallel_env(**small(env_id)).possible_agents)
+            assert steps <= TRUNCATE * (1 if form == "parallel" else players)
         if env_id == CHEAPEST:
             assert terminated and not truncated  # a whole game, played to its end
     finally:

@@ -21,7 +21,6 @@ from tests.integrations.helpers import require
 
 torchrl = require("torchrl")
 
-import numpy as np  # noqa: E402
 import torch  # noqa: E402
 from tensordict.nn import TensorDictModule, TensorDictSequential  # noqa: E402
 from torchrl.envs import SerialEnv  # noqa: E402

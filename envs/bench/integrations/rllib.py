@@ -11,7 +11,7 @@ the same process (``raw``). No Ray runtime is started: the wrappers are plain Py
 ``MultiAgentEnvRunner`` built from :func:`envs.integrations.rllib.masked_ppo_config` (parallel
 form) sampling with the untrained masked PPO module (legal actions from its masked
 distribution, not uniform: connectors, a torch forward pass per step and episode bookkeeping
-included). Skip it with ``env_runner=False``.
+included; torch on one thread). Skip it with ``env_runner=False``.
 
 An agent-step is one agent acting once: one entry of a joint action dict (parallel) or one
 ``PettingZooEnv.step`` call (AEC).
@@ -98,11 +98,14 @@ def _raw_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
 
 
 def _env_runner_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
+    import torch
     from ray.rllib.env.multi_agent_env_runner import MultiAgentEnvRunner
 
     from envs.integrations.rllib import masked_ppo_config
 
     players = len(envs.get_env_module(env_id).parallel_env(**config).possible_agents)
+    threads = torch.get_num_threads()
+    torch.set_num_threads(1)  # one sampler core, as an EnvRunner actor has (and no spin-waiting threads)
     runner = MultiAgentEnvRunner(config=masked_ppo_config(env_id, config, form="parallel", seed=seed))
     try:
         runner.sample(num_timesteps=min(steps, 100))  # warm-up: first reset, module, connectors
@@ -113,6 +116,7 @@ def _env_runner_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
         done = sum(ep.agent_steps() for ep in episodes)
     finally:
         runner.stop()
+        torch.set_num_threads(threads)
     return done / dt
 
 
