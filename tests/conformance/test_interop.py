@@ -179,7 +179,6 @@ def test_every_error_class_pickles_with_its_message_and_fields(make):
 
 
 def test_an_illegal_action_raised_in_a_worker_process_reaches_the_caller_with_its_reason():
-    from gymnasium.vector import AsyncVectorEnv  # noqa: F401  (its worker protocol is what we mimic)
     import multiprocessing as mp
 
     env_id = IDS[0]

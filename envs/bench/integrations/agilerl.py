@@ -24,18 +24,14 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
 
 import numpy as np
 
 import envs
+from envs.bench.integrations import raw_rate, small_config
 from envs.bench.harness import random_legal
 from envs.core.seeding import make_rng
 
-
-def small_config(env_id: str) -> dict[str, Any]:
-    """The smallest test configuration of ``env_id`` (fewest players, default options)."""
-    return dict(envs.get_env_module(env_id).TEST_CONFIGURATIONS[0])
 
 
 def make_vec_env(env_id: str, config: dict, num_envs: int = 2):
@@ -81,23 +77,6 @@ def _vec_rate(env_id: str, config: dict, steps: int, seed: int, num_envs: int, p
     return done / dt
 
 
-def _raw_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
-    env = envs.get_env_module(env_id).parallel_env(**config)
-    rng = make_rng(seed)
-    episode = 0
-    obs, _ = env.reset(seed=seed)
-    done = 0
-    t0 = time.perf_counter()
-    while done < steps:
-        actions = {a: random_legal(obs[a]["action_mask"], rng) for a in env.agents}
-        obs, *_ = env.step(actions)
-        done += len(actions)
-        if not env.agents:
-            episode += 1
-            obs, _ = env.reset(seed=seed + episode)
-    dt = time.perf_counter() - t0
-    return done / dt
-
 
 def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None = None,
             num_envs: int = 2) -> dict:
@@ -114,7 +93,7 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
         "steps": int(steps),
         "agent_steps_per_s": _vec_rate(env_id, config, steps, seed, num_envs, policy=False),
         "ippo_agent_steps_per_s": _vec_rate(env_id, config, steps, seed, num_envs, policy=True),
-        "raw_agent_steps_per_s": _raw_rate(env_id, config, steps, seed),
+        "raw_agent_steps_per_s": raw_rate(env_id, config, steps, seed),
     }
 
 

@@ -23,16 +23,12 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
 
 import envs
+from envs.bench.integrations import raw_rate, small_config
 from envs.bench.harness import random_legal
 from envs.core.seeding import make_rng
 
-
-def small_config(env_id: str) -> dict[str, Any]:
-    """The smallest test configuration of ``env_id`` (fewest players, default options)."""
-    return dict(envs.get_env_module(env_id).TEST_CONFIGURATIONS[0])
 
 
 def _parallel_wrapper_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
@@ -79,23 +75,6 @@ def _aec_wrapper_rate(env_id: str, config: dict, steps: int, seed: int) -> float
     return done / dt
 
 
-def _raw_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
-    env = envs.get_env_module(env_id).parallel_env(**config)
-    rng = make_rng(seed)
-    episode = 0
-    obs, _ = env.reset(seed=seed)
-    done = 0
-    t0 = time.perf_counter()
-    while done < steps:
-        actions = {a: random_legal(obs[a]["action_mask"], rng) for a in env.agents}
-        obs, *_ = env.step(actions)
-        done += len(actions)
-        if not env.agents:
-            episode += 1
-            obs, _ = env.reset(seed=seed + episode)
-    dt = time.perf_counter() - t0
-    return done / dt
-
 
 def _env_runner_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
     import torch
@@ -139,7 +118,7 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
         "agent_steps_per_s": best(_parallel_wrapper_rate),
         "aec_wrapper": "ray.rllib.env.wrappers.pettingzoo_env.PettingZooEnv(env())",
         "aec_agent_steps_per_s": best(_aec_wrapper_rate),
-        "raw_agent_steps_per_s": best(_raw_rate),
+        "raw_agent_steps_per_s": best(raw_rate),
     }
     if env_runner:
         out["env_runner"] = "ray.rllib.env.multi_agent_env_runner.MultiAgentEnvRunner(masked_ppo_config(...)).sample"

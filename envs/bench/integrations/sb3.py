@@ -19,18 +19,14 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
 
 import numpy as np
 
 import envs
+from envs.bench.integrations import raw_rate, small_config
 from envs.bench.harness import random_legal
 from envs.core.seeding import make_rng
 
-
-def small_config(env_id: str) -> dict[str, Any]:
-    """The smallest test configuration of ``env_id`` (fewest players, default options)."""
-    return dict(envs.get_env_module(env_id).TEST_CONFIGURATIONS[0])
 
 
 def make_venv(env_id: str, config: dict, num_vec_envs: int = 4, num_cpus: int = 0):
@@ -62,23 +58,6 @@ def _chain_rate(env_id: str, config: dict, steps: int, seed: int, num_vec_envs: 
     return done / dt, done
 
 
-def _raw_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
-    env = envs.get_env_module(env_id).parallel_env(**config)
-    rng = make_rng(seed)
-    episode = 0
-    obs, _ = env.reset(seed=seed)
-    done = 0
-    t0 = time.perf_counter()
-    while done < steps:
-        actions = {a: random_legal(obs[a]["action_mask"], rng) for a in env.agents}
-        obs, *_ = env.step(actions)
-        done += len(actions)
-        if not env.agents:
-            episode += 1
-            obs, _ = env.reset(seed=seed + episode)
-    dt = time.perf_counter() - t0
-    return done / dt
-
 
 def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None = None,
             num_vec_envs: int = 4) -> dict:
@@ -96,7 +75,7 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
         "num_vec_envs": int(num_vec_envs),
         "steps": int(taken),
         "agent_steps_per_s": rate,
-        "raw_agent_steps_per_s": _raw_rate(env_id, config, taken, seed),
+        "raw_agent_steps_per_s": raw_rate(env_id, config, taken, seed),
     }
 
 

@@ -18,18 +18,14 @@ from __future__ import annotations
 
 import sys
 import time
-from typing import Any
 
 import numpy as np
 
 import envs
+from envs.bench.integrations import raw_rate, small_config
 from envs.bench.harness import random_legal
 from envs.core.seeding import make_rng
 
-
-def small_config(env_id: str) -> dict[str, Any]:
-    """The smallest test configuration of ``env_id`` (fewest players, default options)."""
-    return dict(envs.get_env_module(env_id).TEST_CONFIGURATIONS[0])
 
 
 def _wrapper_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
@@ -85,23 +81,6 @@ def _collector_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
     return stats.n_collected_steps / dt
 
 
-def _raw_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
-    env = envs.get_env_module(env_id).parallel_env(**config)
-    rng = make_rng(seed)
-    episode = 0
-    obs, _ = env.reset(seed=seed)
-    done = 0
-    t0 = time.perf_counter()
-    while done < steps:
-        actions = {a: random_legal(obs[a]["action_mask"], rng) for a in env.agents}
-        obs, *_ = env.step(actions)
-        done += len(actions)
-        if not env.agents:
-            episode += 1
-            obs, _ = env.reset(seed=seed + episode)
-    dt = time.perf_counter() - t0
-    return done / dt
-
 
 def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None = None) -> dict:
     """Agent-steps per second of ``env_id`` through ``PettingZooEnv`` (random legal actions),
@@ -115,7 +94,7 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
         "steps": int(steps),
         "agent_steps_per_s": _wrapper_rate(env_id, config, steps, seed),
         "collector_agent_steps_per_s": _collector_rate(env_id, config, steps, seed),
-        "raw_agent_steps_per_s": _raw_rate(env_id, config, steps, seed),
+        "raw_agent_steps_per_s": raw_rate(env_id, config, steps, seed),
     }
 
 

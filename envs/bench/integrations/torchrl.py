@@ -23,9 +23,9 @@ import sys
 import time
 import warnings
 
-import numpy as np
 
 import envs
+from envs.bench.integrations import raw_rate
 
 
 def small_kwargs(env_id: str) -> dict:
@@ -42,27 +42,6 @@ def _wrapped(env_id: str, form: str, seed: int, kwargs: dict):
     with warnings.catch_warnings():
         warnings.filterwarnings("ignore", message="PettingZoo in TorchRL is tested", category=UserWarning)
         return PettingZooWrapper(env=pz, use_mask=True, categorical_actions=True, seed=seed)
-
-
-def _raw(env_id: str, joint_steps: int, seed: int, kwargs: dict) -> tuple[int, float]:
-    """Agent-steps and seconds of ``joint_steps`` joint steps of our ParallelEnv, random legal play."""
-    env = envs.get_env_module(env_id).parallel_env(**kwargs)
-    rng = np.random.default_rng(seed)
-    game = seed
-    obs, _ = env.reset(seed=game)
-    agent_steps = 0
-    t0 = time.perf_counter()
-    for _ in range(joint_steps):
-        if not env.agents:
-            game += 1
-            obs, _ = env.reset(seed=game)
-        actions = {}
-        for a in env.agents:
-            legal = np.flatnonzero(obs[a]["action_mask"])
-            actions[a] = int(legal[rng.integers(legal.size)])
-        agent_steps += len(actions)
-        obs, _, _, _, _ = env.step(actions)
-    return agent_steps, time.perf_counter() - t0
 
 
 def measure(env_id: str, steps: int = 2000, seed: int = 0, form: str = "parallel", **kwargs) -> dict:
@@ -84,7 +63,7 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, form: str = "parallel
     env.close()
     n_agents = len(env.possible_agents)
     ticks = steps if form == "parallel" else max(1, steps // n_agents)
-    raw_steps, raw_s = _raw(env_id, ticks, seed, cfg)
+    raw = raw_rate(env_id, cfg, ticks * n_agents, seed)
     return {
         "library": "torchrl",
         "wrapper": f"torchrl.envs.libs.pettingzoo.PettingZooWrapper({'parallel_env' if form == 'parallel' else 'env'}"
@@ -93,7 +72,7 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, form: str = "parallel
         "agent_steps_per_s": agent_steps / seconds,
         "steps": int(steps),
         "agent_steps": agent_steps,
-        "raw_agent_steps_per_s": raw_steps / raw_s,
+        "raw_agent_steps_per_s": raw,
     }
 
 

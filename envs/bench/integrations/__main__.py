@@ -1,0 +1,54 @@
+"""``python -m envs.bench.integrations [--steps N] [--json FILE]``: agent-steps/s of every env
+through every integration library installed here, beside the raw env, in one run.
+
+Libraries that do not import in this environment are listed as skipped (AgileRL lives in
+its own venv: run the same command with that venv's python). Pin one core for figures
+that compare (``taskset -c 0``)."""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import json
+import sys
+
+import envs
+from envs.bench.integrations import LIBRARIES
+
+IMPORTS = {"torchrl": "torchrl", "tianshou": "tianshou", "sb3": "supersuit", "agilerl": "agilerl", "rllib": "ray"}
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(prog="python -m envs.bench.integrations", description=__doc__.split("\n\n")[0])
+    p.add_argument("--steps", type=int, default=2000, help="agent-steps per measurement (default 2000)")
+    p.add_argument("--library", choices=LIBRARIES, action="append", help="only these libraries")
+    p.add_argument("--json", help="also write the rows to this file")
+    args = p.parse_args(argv)
+    try:
+        import torch
+
+        torch.set_num_threads(1)
+    except ImportError:  # pragma: no cover - torch comes with every library here
+        pass
+    rows = []
+    for lib in args.library or LIBRARIES:
+        try:
+            importlib.import_module(IMPORTS[lib])
+        except ImportError as e:
+            print(f"{lib:9s} skipped: {e}", flush=True)
+            continue
+        mod = importlib.import_module(f"envs.bench.integrations.{lib}")
+        for env_id in envs.ENV_IDS:
+            r = mod.measure(env_id, steps=args.steps)
+            ratio = r["agent_steps_per_s"] / r["raw_agent_steps_per_s"]
+            print(f"{lib:9s} {env_id:18s} {r['agent_steps_per_s']:9.0f} agent-steps/s through the wrapper, "
+                  f"raw {r['raw_agent_steps_per_s']:9.0f} ({ratio:.2f}x)", flush=True)
+            rows.append(r)
+    if args.json:
+        with open(args.json, "w", encoding="utf-8") as f:
+            json.dump(rows, f, indent=1, default=str)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
