@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from typing import Any
 
 from envs.core.config import ConfigSpec, Option
 from envs.core.aec_env import TickAECEnv

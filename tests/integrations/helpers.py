@@ -40,3 +40,16 @@ def require(name: str):
             raise AssertionError(f"{name} is required here (KA_REQUIRE_INTEGRATIONS) but does not import: {e}") from e
         extra = EXTRAS.get(name, name)
         pytest.skip(f"{name} not installed (pip install -e '.[{extra}]')", allow_module_level=True)
+
+
+def recipe(name: str) -> str:
+    """The python block right after ``<!-- recipe: name -->`` in ``docs/integrations.md``: the
+    recipe a user copies, which the library's test runs as written."""
+    import re
+    from pathlib import Path
+
+    path = Path(__file__).resolve().parents[2] / "docs" / "integrations.md"
+    marker = f"<!-- recipe: {name} -->"
+    m = re.search(re.escape(marker) + r"\s*```python\n(.*?)\n```", path.read_text(encoding="utf-8"), re.S)
+    assert m, f"{path.name}: no python block right after {marker}"
+    return m.group(1) + "\n"

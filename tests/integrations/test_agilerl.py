@@ -18,13 +18,11 @@ from __future__ import annotations
 
 import copy
 import pickle
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.integrations.helpers import require
+from tests.integrations.helpers import recipe, require
 
 agilerl = require("agilerl")
 
@@ -37,7 +35,6 @@ from envs.integrations.agilerl import FlatObservationEnv, MaskedIPPO, parallel_e
 
 torch.set_num_threads(1)
 
-ROOT = Path(__file__).resolve().parents[2]
 NUM_ENVS = 2
 NET = {"encoder_config": {"hidden_size": [32]}, "head_config": {"hidden_size": [32]}}
 
@@ -216,20 +213,8 @@ def test_masked_ippo_reads_numpy_masks_where_agilerl_ippo_cannot():
 
 
 # ---------------------------------------------------------------------- the documented recipe
-def _recipe_source() -> str:
-    marker = "<!-- recipe: agilerl -->"
-    merged = ROOT / "docs" / "integrations.md"
-    text = merged.read_text() if merged.exists() else ""
-    if marker not in text:
-        text = (ROOT / "docs" / "_recipes" / "agilerl.md").read_text()
-    assert marker in text
-    m = re.search(re.escape(marker) + r"\s*```python\n(.*?)```", text, re.S)
-    assert m, "the recipe marker must be followed by one ```python block"
-    return m.group(1)
-
-
 def test_recipe_runs_as_documented():
     torch.set_num_threads(1)
     namespace: dict = {"__name__": "agilerl_recipe"}
-    exec(compile(_recipe_source(), "docs/integrations.md#agilerl", "exec"), namespace)
+    exec(compile(recipe("agilerl"), "docs/integrations.md#agilerl", "exec"), namespace)
     torch.set_num_threads(1)

@@ -11,13 +11,11 @@ test that uses a remote EnvRunner actor.
 from __future__ import annotations
 
 import math
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.integrations.helpers import require
+from tests.integrations.helpers import recipe, require
 
 ray = require("ray")
 torch = require("torch")
@@ -35,7 +33,6 @@ from envs.integrations import rllib as ka_rllib  # noqa: E402
 
 torch.set_num_threads(1)
 
-ROOT = Path(__file__).resolve().parents[2]
 #: Episodes of the long games are cut here (``max_cycles``: RLlib sees a truncation) so that a
 #: 256-step batch holds finished episodes.
 TRUNCATE = 100
@@ -299,18 +296,8 @@ def test_seeded_training_is_deterministic(ray_session):
 
 
 # ---------------------------------------------------------------------- docs and bench
-def _recipe() -> str:
-    merged = ROOT / "docs" / "integrations.md"
-    text = merged.read_text() if merged.exists() else ""
-    if "<!-- recipe: rllib -->" not in text:
-        text = (ROOT / "docs" / "_recipes" / "rllib.md").read_text()
-    m = re.search(r"<!-- recipe: rllib -->\s*```python\n(.*?)```", text, re.S)
-    assert m, "no python block right after <!-- recipe: rllib -->"
-    return m.group(1)
-
-
 def test_recipe_runs_as_written(ray_session):
-    code = _recipe()
+    code = recipe("rllib")
     assert "envs.ENV_IDS" in code and "assert" in code
     exec(compile(code, "<rllib recipe>", "exec"), {"__name__": "__rllib_recipe__"})
 

@@ -16,13 +16,11 @@ raise in the chain or in the shadow.
 
 from __future__ import annotations
 
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.integrations.helpers import require
+from tests.integrations.helpers import recipe, require
 
 supersuit = require("supersuit")
 sb3_contrib = require("sb3_contrib")
@@ -40,7 +38,6 @@ from envs.integrations.sb3 import ActionMaskVecEnv  # noqa: E402
 
 torch.set_num_threads(1)
 
-ROOT = Path(__file__).resolve().parents[2]
 N_GAMES = 2
 
 
@@ -259,17 +256,7 @@ def test_multiprocessing_chain_num_cpus_2():
 
 
 # ---------------------------------------------------------------------- the docs' recipe
-def recipe_code(name: str = "sb3") -> str:
-    marker = f"<!-- recipe: {name} -->"
-    merged = ROOT / "docs" / "integrations.md"
-    path = merged if merged.exists() and marker in merged.read_text() else ROOT / "docs" / "_recipes" / f"{name}.md"
-    text = path.read_text()
-    m = re.search(re.escape(marker) + r"\s*```python\n(.*?)\n```", text, re.S)
-    assert m, f"no python block right after {marker} in {path}"
-    return m.group(1)
-
-
 def test_recipe_runs():
-    code = recipe_code()
+    code = recipe("sb3")
     assert "ActionMaskVecEnv" in code and "MaskablePPO" in code and "assert" in code
     exec(compile(code, "docs recipe: sb3", "exec"), {"__name__": "__recipe__"})

@@ -12,13 +12,11 @@ and check its masked greedy actions.
 from __future__ import annotations
 
 import logging
-import re
-from pathlib import Path
 
 import numpy as np
 import pytest
 
-from tests.integrations.helpers import require
+from tests.integrations.helpers import recipe, require
 
 tianshou = require("tianshou")
 
@@ -39,7 +37,6 @@ import envs  # noqa: E402
 from envs.core.tick_env import INFO_KEYS  # noqa: E402
 
 torch.set_num_threads(1)
-ROOT = Path(__file__).resolve().parents[2]
 
 #: The smallest configuration of each game, by its position in the registry (ids get renamed).
 SMALL = {envs.ENV_IDS[0]: {"players": 2}, envs.ENV_IDS[1]: {"players": 2}, envs.ENV_IDS[2]: {"players": 3}}
@@ -246,18 +243,8 @@ def test_dqn_update_for_one_seat_with_random_opponents(env_id):
     assert not mask[np.arange(len(mine)), raw_argmax].all(), "the mask should matter somewhere"
 
 
-def _recipe_source() -> str:
-    merged = ROOT / "docs" / "integrations.md"
-    text = merged.read_text() if merged.exists() else ""
-    if "<!-- recipe: tianshou -->" not in text:
-        text = (ROOT / "docs" / "_recipes" / "tianshou.md").read_text()
-    m = re.search(r"<!-- recipe: tianshou -->\s*```python\n(.*?)```", text, re.S)
-    assert m, "no tianshou recipe block"
-    return m.group(1)
-
-
 def test_recipe_runs():
-    code = _recipe_source()
+    code = recipe("tianshou")
     assert "envs.ENV_IDS" in code
     exec(compile(code, "tianshou_recipe", "exec"), {"__name__": "tianshou_recipe"})
 

@@ -12,12 +12,10 @@ the recipe in the docs as written.
 from __future__ import annotations
 
 import math
-import pathlib
-import re
 
 import pytest
 
-from tests.integrations.helpers import require
+from tests.integrations.helpers import recipe, require
 
 torchrl = require("torchrl")
 
@@ -37,7 +35,6 @@ torch.set_num_threads(1)
 # TorchRL warns on every wrapper that it was tested with PettingZoo 1.24.3 (we run 1.27).
 pytestmark = pytest.mark.filterwarnings("ignore:PettingZoo in TorchRL is tested:UserWarning")
 
-REPO = pathlib.Path(__file__).resolve().parents[2]
 FORMS = ("parallel", "aec")
 #: The smallest table of each game (Waroong Wars needs three players).
 SMALL = dict(zip(envs.ENV_IDS, ({"players": 2}, {"players": 2}, {"players": 3})))
@@ -365,18 +362,8 @@ def test_serial_env_batches_games():
 
 
 # --------------------------------------------------------------------------- docs and benchmark
-def _recipe_source() -> str:
-    marker = "<!-- recipe: torchrl -->"
-    merged = REPO / "docs" / "integrations.md"
-    path = merged if merged.exists() and marker in merged.read_text() else REPO / "docs" / "_recipes" / "torchrl.md"
-    text = path.read_text()
-    m = re.search(re.escape(marker) + r"\s*\n```python\n(.*?)\n```", text, re.S)
-    assert m, f"{path}: no python block right after {marker}"
-    return m.group(1)
-
-
 def test_recipe_runs_as_written():
-    code = _recipe_source()
+    code = recipe("torchrl")
     assert "envs.ENV_IDS" in code and "PettingZooWrapper" in code
     exec(compile(code, "<torchrl recipe>", "exec"), {"__name__": "torchrl_recipe"})
 

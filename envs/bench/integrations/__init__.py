@@ -26,19 +26,32 @@ def small_config(env_id: str) -> dict[str, Any]:
     return dict(envs.get_env_module(env_id).TEST_CONFIGURATIONS[0])
 
 
-def raw_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
-    """Agent-steps per second of our ``parallel_env`` stepped directly with random legal actions."""
-    env = envs.get_env_module(env_id).parallel_env(**config)
+def timed_play(reset, step, steps: int, seed: int) -> float:
+    """Agent-steps per second of random legal play through any wrapper: ``reset(seed) -> obs``
+    deals a game; ``step(obs, rng) -> (obs, agent_steps, over)`` plays one step of uniformly
+    random legal actions. Games are dealt with seeds ``seed``, ``seed + 1``, ... until
+    ``steps`` agent-steps are done."""
     rng = make_rng(seed)
     episode = 0
-    obs, _ = env.reset(seed=seed)
+    obs = reset(seed)
     done = 0
     t0 = time.perf_counter()
     while done < steps:
+        obs, n, over = step(obs, rng)
+        done += n
+        if over:
+            episode += 1
+            obs = reset(seed + episode)
+    return done / (time.perf_counter() - t0)
+
+
+def raw_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
+    """Agent-steps per second of our ``parallel_env`` stepped directly with random legal actions."""
+    env = envs.get_env_module(env_id).parallel_env(**config)
+
+    def step(obs, rng):
         actions = {a: random_legal(obs[a]["action_mask"], rng) for a in env.agents}
         obs, *_ = env.step(actions)
-        done += len(actions)
-        if not env.agents:
-            episode += 1
-            obs, _ = env.reset(seed=seed + episode)
-    return done / (time.perf_counter() - t0)
+        return obs, len(actions), not env.agents
+
+    return timed_play(lambda s: env.reset(seed=s)[0], step, steps, seed)

@@ -25,9 +25,8 @@ import sys
 import time
 
 import envs
-from envs.bench.integrations import raw_rate, small_config
+from envs.bench.integrations import raw_rate, small_config, timed_play
 from envs.bench.harness import random_legal
-from envs.core.seeding import make_rng
 
 
 
@@ -35,45 +34,32 @@ def _parallel_wrapper_rate(env_id: str, config: dict, steps: int, seed: int) -> 
     from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv
 
     env = ParallelPettingZooEnv(envs.get_env_module(env_id).parallel_env(**config))
-    rng = make_rng(seed)
-    episode = 0
-    obs, _ = env.reset(seed=seed)
-    done = 0
-    t0 = time.perf_counter()
-    while done < steps:
+
+    def step(obs, rng):
         actions = {a: random_legal(o["action_mask"], rng) for a, o in obs.items()}
         obs, _rew, term, trunc, _info = env.step(actions)
-        done += len(actions)
-        if term["__all__"] or trunc["__all__"]:
-            episode += 1
-            obs, _ = env.reset(seed=seed + episode)
-    dt = time.perf_counter() - t0
+        return obs, len(actions), term["__all__"] or trunc["__all__"]
+
+    rate = timed_play(lambda s: env.reset(seed=s)[0], step, steps, seed)
     env.close()
-    return done / dt
+    return rate
 
 
 def _aec_wrapper_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
     from ray.rllib.env.wrappers.pettingzoo_env import PettingZooEnv
 
     env = PettingZooEnv(envs.get_env_module(env_id).env(**config))
-    rng = make_rng(seed)
-    episode = 0
-    obs, _ = env.reset(seed=seed)
-    done = 0
-    t0 = time.perf_counter()
-    while done < steps:
+
+    def step(obs, rng):
         # The wrapper returns the observation of the agent to act next (plus, at the end, the
         # final observations of every agent; then the episode is over).
         actions = {a: random_legal(o["action_mask"], rng) for a, o in obs.items()}
         obs, _rew, term, trunc, _info = env.step(actions)
-        done += 1
-        if term["__all__"] or trunc["__all__"]:
-            episode += 1
-            obs, _ = env.reset(seed=seed + episode)
-    dt = time.perf_counter() - t0
-    env.close()
-    return done / dt
+        return obs, 1, term["__all__"] or trunc["__all__"]
 
+    rate = timed_play(lambda s: env.reset(seed=s)[0], step, steps, seed)
+    env.close()
+    return rate
 
 
 def _env_runner_rate(env_id: str, config: dict, steps: int, seed: int) -> float:

@@ -22,9 +22,8 @@ import time
 import numpy as np
 
 import envs
-from envs.bench.integrations import raw_rate, small_config
+from envs.bench.integrations import raw_rate, small_config, timed_play
 from envs.bench.harness import random_legal
-from envs.core.seeding import make_rng
 
 
 
@@ -32,20 +31,14 @@ def _wrapper_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
     from tianshou.env.pettingzoo_env import PettingZooEnv
 
     env = PettingZooEnv(envs.get_env_module(env_id).env(**config))
-    rng = make_rng(seed)
-    episode = 0
-    obs, _ = env.reset(seed=seed)
-    done = 0
-    t0 = time.perf_counter()
-    while done < steps:
+
+    def step(obs, rng):
         obs, _rew, term, trunc, _info = env.step(random_legal(np.asarray(obs["mask"]), rng))
-        done += 1
-        if term or trunc:
-            episode += 1
-            obs, _ = env.reset(seed=seed + episode)
-    dt = time.perf_counter() - t0
+        return obs, 1, term or trunc
+
+    rate = timed_play(lambda s: env.reset(seed=s)[0], step, steps, seed)
     env.close()
-    return done / dt
+    return rate
 
 
 def _collector_rate(env_id: str, config: dict, steps: int, seed: int) -> float:
