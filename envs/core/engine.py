@@ -297,13 +297,22 @@ class GameEngine(ABC):
             raise SnapshotError(
                 f"snapshot version {snapshot['version']!r} does not match engine version {cls.SNAPSHOT_VERSION}"
             )
+        tick = snapshot["tick"]
+        if isinstance(tick, bool) or not isinstance(tick, numbers.Integral) or not 0 <= tick < 10 ** 9:
+            raise SnapshotError(f"snapshot field tick: must be an integer >= 0, got {tick!r:.40}")
+        config = snapshot["config"]
+        if not isinstance(config, Mapping) or not all(isinstance(k, str) for k in config) or not all(
+                v is None or isinstance(v, (bool, int, float, str)) for v in config.values()):
+            raise SnapshotError(f"snapshot field config: must be an object of plain option values, got {config!r:.80}")
+        if not isinstance(snapshot["state"], Mapping):
+            raise SnapshotError(f"snapshot field state: must be an object, got {type(snapshot['state']).__name__}")
         obj = cls.__new__(cls)
         try:
-            obj._init_common(copy.deepcopy(dict(snapshot["config"])), rng_from_dict(snapshot["rng"]), int(snapshot["tick"]))
-            obj.load_state_dict(copy.deepcopy(snapshot["state"]))
+            obj._init_common(copy.deepcopy(dict(config)), rng_from_dict(snapshot["rng"]), int(tick))
+            obj.load_state_dict(copy.deepcopy(dict(snapshot["state"])))
         except SnapshotError:
             raise
-        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as e:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError) as e:
             raise SnapshotError(f"corrupt {cls.ENGINE_NAME} snapshot: {type(e).__name__}: {e}") from e
         return obj
 

@@ -310,8 +310,11 @@ class TickParallelEnv(ParallelEnv):
     def restore(self, snapshot: Mapping[str, Any]) -> None:
         """Continue from a snapshot of this env's engine and config.
 
-        Raises SnapshotError (and keeps the current game) if the snapshot is
-        of another game or config, or corrupt."""
+        Raises SnapshotError (and keeps the current game exactly as it was)
+        if the snapshot is of another game or config, or corrupt: the game's
+        own checks run first (``load_state_dict``), then every live agent's
+        observation and mask and the global state must lie in their declared
+        spaces; only then is the new game installed."""
         engine = self.engine_cls.from_dict(snapshot)
         if engine.config != self.engine_config:
             diff = sorted(k for k in set(engine.config) | set(self.engine_config)
@@ -320,8 +323,33 @@ class TickParallelEnv(ParallelEnv):
                 f"{self.metadata['name']}: snapshot config differs from this env's in {diff}: "
                 + ", ".join(f"{k}={engine.config.get(k)!r} vs {self.engine_config.get(k)!r}" for k in diff)
             )
+        self._check_restored(engine)
         self.engine = engine
         self.agents = engine.live_agents()
+        self._last_step = None
+        self._last_result = None
+
+    def _check_restored(self, engine: GameEngine) -> None:
+        """A restored game must be playable: observations, masks and state inside their spaces."""
+        layout = self.encoder.layout
+        try:
+            for a in engine.live_agents():
+                obs = self.encoder.observe(engine, a)
+                mask = engine.action_mask(a)
+                space = self._obs_spaces[a]["observation"]
+                if obs.shape != space.shape or not space.contains(obs.astype(np.float32, copy=False)):
+                    raise SnapshotError(f"{self.metadata['name']}: the snapshot gives {a} an observation outside "
+                                        f"its space (fields out of bounds: {layout.out_of_bounds(obs)})")
+                if mask.shape != (self.action_table.n,) or not mask.any():
+                    raise SnapshotError(f"{self.metadata['name']}: the snapshot leaves {a} without a legal action")
+            state = self.encoder.global_state(engine)
+            if state.shape != self.state_space.shape or not self.state_space.contains(state.astype(np.float32)):
+                raise SnapshotError(f"{self.metadata['name']}: the snapshot gives a global state outside state_space")
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, ZeroDivisionError) as e:
+            raise SnapshotError(f"{self.metadata['name']}: the snapshot does not make a playable game: "
+                                f"{type(e).__name__}: {e}") from e
 
     # ------------------------------------------------------------------ rendering
     def render_text(self) -> str:
