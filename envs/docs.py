@@ -52,6 +52,12 @@ def game_blocks(env_id: str) -> dict[str, str]:
     }
 
 
+def size_range(values) -> str:
+    """``"lo-hi"`` over every configuration (``"n"`` when all are equal)."""
+    values = sorted(set(values))
+    return str(values[0]) if len(values) == 1 else f"{values[0]}-{values[-1]}"
+
+
 def readme_blocks() -> dict[str, str]:
     rows = [
         "| env | game | players | kind | timing | observation | actions |",
@@ -60,9 +66,8 @@ def readme_blocks() -> dict[str, str]:
     for env_id in envs.available_env_ids():
         m = envs.get_env_module(env_id)
         s = m.SUMMARY
-        sizes = sorted({_sizes(c)[:2] for c in envs.test_configurations(env_id)})
-        obs = "-".join(str(x) for x in sorted({o for o, _ in sizes})[:: max(1, len(sizes) - 1)])
-        act = "-".join(str(x) for x in sorted({a for _, a in sizes})[:: max(1, len(sizes) - 1)])
+        sizes = [_sizes(c)[:2] for c in envs.test_configurations(env_id)]
+        obs, act = (size_range(x[i] for x in sizes) for i in (0, 1))
         rows.append(f"| `{env_id}` | {s['game']} | {s['players']} | {s['kind']} | {s['timing']} | {obs} | {act} |")
     return {"envs": "\n".join(rows)}
 

@@ -51,3 +51,22 @@ def test_the_readme_quick_start_runs_as_written(capsys):
     text = (docs.ROOT / "README.md").read_text(encoding="utf-8")
     code = _first_python_block(text.split("## Quick start", 1)[1])
     exec(compile(code, "README.md", "exec"), {"__name__": "__doc_snippet__"})
+
+
+def test_the_readme_env_table_shows_the_true_size_ranges():
+    """Independently of the generator: each row's observation and action sizes are the min-max
+    over every configuration of that env."""
+    import re
+
+    text = (docs.ROOT / "README.md").read_text(encoding="utf-8")
+    for env_id in envs.available_env_ids():
+        row = re.search(rf"^\| `{env_id}` \|.*\| ([\d-]+) \| ([\d-]+) \|$", text, re.M)
+        assert row, f"README lacks a row for {env_id}"
+        obs, act = set(), set()
+        for cfg in envs.test_configurations(env_id):
+            e = cfg.parallel_env()
+            obs.add(e.observation_space(e.possible_agents[0])["observation"].shape[0])
+            act.add(e.action_space(e.possible_agents[0]).n)
+        for cell, values in ((row.group(1), obs), (row.group(2), act)):
+            lo, _, hi = cell.partition("-")
+            assert (int(lo), int(hi or lo)) == (min(values), max(values)), f"{env_id}: README says {cell}, true {sorted(values)}"

@@ -51,3 +51,11 @@ def test_pyproject_declares_the_promised_packaging():
     assert {"pytest", "hypothesis"} <= names(proj["optional-dependencies"]["dev"])
     for dep in proj["dependencies"] + sum(proj["optional-dependencies"].values(), []):
         assert ">=" in dep and "<" not in dep.replace("<=", ""), f"{dep}: use a tested lower bound, no upper cap"
+
+
+def test_a_license_file_matches_the_declared_license():
+    meta = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    declared = meta["project"]["license"]
+    declared = declared["text"] if isinstance(declared, dict) else declared
+    text = (ROOT / "LICENSE").read_text(encoding="utf-8")
+    assert declared == "MIT" and text.startswith("MIT License") and "Permission is hereby granted" in text
