@@ -251,3 +251,48 @@ def test_spaces_are_stable_and_state_vector_matches_space():
     assert env.state_space.contains(env.state())
     obs = env.observe("p2")
     assert env.observation_space("p2").contains(obs)
+
+
+# ---------------------------------------------------------------------------------------------- snapshots at the door
+def test_restore_refuses_a_game_whose_observations_leave_their_space_and_changes_nothing():
+    env = _env_at(3)
+    before = env.snapshot()
+    bad = json.loads(json.dumps(before))
+    bad["state"]["pile"] = 500  # the toy engine takes any int; the observation bounds say 0..20
+    with pytest.raises(SnapshotError, match="observation outside its space.*pile"):
+        env.reset(options={"snapshot": bad})
+    assert env.snapshot() == before and env.agents == ["p0", "p1"]
+    env.step({"p0": 1, "p1": 0})  # the old game plays on
+    assert env.engine.pile == 2
+
+
+@pytest.mark.parametrize("field, value, match", [
+    ("tick", -1, "tick"), ("tick", True, "tick"), ("tick", 1.5, "tick"),
+    ("config", {"players": [2]}, "config"), ("config", "players=2", "config"),
+    ("state", [], "state"),
+])
+def test_snapshot_wrapper_fields_are_checked(field, value, match):
+    env = _env_at(3)
+    bad = env.snapshot()
+    bad[field] = value
+    with pytest.raises(SnapshotError, match=match):
+        ToyEngine.from_dict(bad)
+
+
+@pytest.mark.parametrize("damage", [
+    lambda r: r.update(bit_generator="MT19937"),
+    lambda r: r["state"].update(inc=r["state"]["inc"] + 1),      # even increment
+    lambda r: r["state"].update(state=-1),
+    lambda r: r["state"].update(state=2 ** 128),
+    lambda r: r["state"].update(inc=1.5),
+    lambda r: r.update(has_uint32=2),
+    lambda r: r.update(uinteger=-1),
+    lambda r: r.update(extra=1),
+    lambda r: r.pop("uinteger"),
+])
+def test_the_rng_state_of_a_snapshot_is_checked_field_by_field(damage):
+    env = _env_at(3)
+    bad = env.snapshot()
+    damage(bad["rng"])
+    with pytest.raises(SnapshotError, match="rng"):
+        ToyEngine.from_dict(bad)
