@@ -39,6 +39,7 @@ from envs.frying_master.actions import PILES, action_index, build_action_table
 from envs.frying_master.cards import catalog
 from envs.frying_master.legality import compute_masks, is_legal, mask_plan
 from envs.frying_master.scoring import score_round
+from envs.frying_master.snapshot import check_config, check_state
 from envs.frying_master.table import Table
 from envs.frying_master.view import PublicView, SeatView, view_of
 
@@ -56,12 +57,19 @@ def table_spatulas(config: Mapping[str, Any]) -> int:
 
 def countdown_ticks(seconds_per_tick: float) -> int:
     """Ticks of the "3... 2... 1... Time's up!" countdown."""
+    if not float(seconds_per_tick) > 0:
+        raise ValueError(f"seconds_per_tick must be positive, got {seconds_per_tick!r}")
     return max(1, math.ceil(catalog().countdown_seconds / float(seconds_per_tick) - 1e-9))
 
 
 class FryingMasterEngine(TickEngine):
     ENGINE_NAME = "frying_master"
     SNAPSHOT_VERSION = 1
+    LOAD_BUILDS_FRESH_STATE = True  # snapshot.check_state builds every container it keeps afresh
+
+    @classmethod
+    def check_config(cls, config: Mapping[str, Any]) -> None:
+        check_config(dict(config), catalog())
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -472,65 +480,43 @@ class FryingMasterEngine(TickEngine):
             "countdown_left": self.countdown_left,
             "finishers": list(self.finishers),
             "gold": dict(self.gold),
-            "history": self.history,
+            "history": [_copy_round(r) for r in self.history],
             "winners": list(self.winners),
         }
 
     def load_state_dict(self, state: dict) -> None:
-        if state["phase"] not in PHASES:
-            raise ValueError(f"unknown phase {state['phase']!r}; phases are {PHASES}")
-        agents = self.agents
-        n_plates = len(self.cat.plates)
+        """Adopt a ``state_dict()`` after checking all of it (:mod:`envs.frying_master.snapshot`):
+        a bad state raises :class:`~envs.core.errors.SnapshotError` and leaves the engine as it was."""
+        s = check_state(self, state)
+        self.round_no = s["round_no"]
+        self.phase = s["phase"]
+        self.mode = s["mode"]
+        self.modes_played = s["modes_played"]
+        self.set_aside = s["set_aside"]
+        self.spatulas = s["spatulas"]
+        self.piles = [Deck(pile) for pile in s["piles"]]
+        self.discard = s["discard"]
+        self.table.up, self.table.down = s["table"]
+        self.plates = s["plates"]
+        self.plate_cards = s["plate_cards"]
+        self.loads = s["loads"]
+        self.busy = s["busy"]
+        self.completed = s["completed"]
+        self.choose_queue = s["choose_queue"]
+        self.play_tick = s["play_tick"]
+        self.countdown_left = s["countdown_left"]
+        self.finishers = s["finishers"]
+        self.gold = s["gold"]
+        self.history = s["history"]
+        self.winners = s["winners"]
+        self.invalidate_masks()
 
-        def plate_id(x) -> int:
-            x = int(x)
-            if not 0 <= x < n_plates:
-                raise ValueError(f"plate index {x} out of range 0..{n_plates - 1}")
-            return x
 
-        self.round_no = int(state["round_no"])
-        self.phase = state["phase"]
-        self.mode = int(state["mode"])
-        if not 0 <= self.mode < len(self.cat.modes):
-            raise ValueError(f"mode index {self.mode} out of range")
-        self.modes_played = [int(m) for m in state["modes_played"]]
-        self.set_aside = [plate_id(p) for p in state["set_aside"]]
-        self.spatulas = int(state["spatulas"])
-        if self.spatulas not in (1, 2) or self.spatulas > self.S:
-            raise ValueError(f"spatulas {self.spatulas} not allowed with {self.S} in the action table")
-        self.piles = [Deck(plate_id(p) for p in pile) for pile in state["piles"]]
-        if len(self.piles) != 2:
-            raise ValueError("there must be two piles")
-        self.discard = [plate_id(p) for p in state["discard"]]
-        self.table.load_state_dict(state["table"])
-        self.plates = {a: (None if state["plates"][a] is None else plate_id(state["plates"][a])) for a in agents}
-        self.plate_cards = {a: self._counts(state["plate_cards"][a]) for a in agents}
-        self.loads = {a: [[int(f) for f in load] for load in state["loads"][a]] for a in agents}
-        self.busy = {a: [int(b) for b in state["busy"][a]] for a in agents}
-        for a in agents:
-            if len(self.loads[a]) != self.S or len(self.busy[a]) != self.S:
-                raise ValueError(f"{a}: expected {self.S} spatulas")
-            if any(len(load) > self.capacity for load in self.loads[a]):
-                raise ValueError(f"{a}: a spatula holds more than {self.capacity} cards")
-        self.completed = {a: [(plate_id(p), self._counts(c)) for p, c in state["completed"][a]] for a in agents}
-        self.choose_queue = [str(a) for a in state["choose_queue"]]
-        if any(a not in agents for a in self.choose_queue):
-            raise ValueError("choose_queue names an unknown agent")
-        if self.phase == "choose" and not self.choose_queue:
-            raise ValueError("choose phase with nobody left to choose")
-        self.play_tick = int(state["play_tick"])
-        self.countdown_left = int(state["countdown_left"])
-        self.finishers = [str(a) for a in state["finishers"]]
-        self.winners = [str(a) for a in state["winners"]]
-        if any(a not in agents for a in self.finishers + self.winners):
-            raise ValueError("finishers/winners name an unknown agent")
-        self.gold = {a: int(state["gold"][a]) for a in agents}
-        self.history = list(state["history"])
-        self._bump()
-        self._touch_all()
-
-    def _counts(self, counts) -> list[int]:
-        out = [int(k) for k in counts]
-        if len(out) != self.n_foods or any(k < 0 for k in out):
-            raise ValueError(f"food counts must be {self.n_foods} non-negative integers")
-        return out
+def _copy_round(r: dict) -> dict:
+    """A copy of one round's result in ``history`` (a snapshot shares nothing with the engine)."""
+    out = dict(r)
+    for key in ("base", "bonus", "total", "completed", "discarded_from_spatulas"):
+        out[key] = dict(r[key])
+    out["gold"] = list(r["gold"])
+    out["orders"] = {a: [dict(o) for o in rows] for a, rows in r["orders"].items()}
+    return out

@@ -18,6 +18,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
+from envs.frying_master.snapshot import FastChecker, check_table
+
 
 class Table:
     __slots__ = ("up", "down", "cat_of")
@@ -140,13 +142,7 @@ class Table:
         return {"up": list(self.up), "down": [list(d) for d in self.down]}
 
     def load_state_dict(self, state: dict) -> None:
-        up = [int(x) for x in state["up"]]
-        down = [[int(f) for f in d] for d in state["down"]]
-        if len(up) != len(self.up) or len(down) != len(self.down):
-            raise ValueError(f"table state has {len(up)} foods/{len(down)} categories, expected {len(self.up)}/{len(self.down)}")
-        if any(k < 0 for k in up):
-            raise ValueError("negative card count on the table")
-        for c, d in enumerate(down):
-            if any(not 0 <= f < len(up) or self.cat_of[f] != c for f in d):
-                raise ValueError(f"face-down list of category {c} holds a food of another category")
-        self.up, self.down = up, down
+        """Adopt a ``state_dict()``: checked first (:func:`envs.frying_master.snapshot.check_table`,
+        ``SnapshotError`` naming the field), assigned only if all of it is good. The engine checks
+        its table with the rest of its state, component totals included, and assigns it itself."""
+        self.up, self.down = check_table(FastChecker("table"), state, self.cat_of, len(self.down), field="")
