@@ -5,7 +5,8 @@ player whose turn it is (Cooking); everyone else can only wait (``noop``).
 The rules live in :mod:`~envs.waroong_wars.draft`,
 :mod:`~envs.waroong_wars.cooking`, :mod:`~envs.waroong_wars.customers`,
 :mod:`~envs.waroong_wars.scoring` and :mod:`~envs.waroong_wars.legality`;
-this class holds the state, wires the actions to them and snapshots.
+this class holds the state, wires the actions to them and snapshots
+(a snapshot is checked fully by :mod:`~envs.waroong_wars.snapshot` before it is used).
 
 State (every field is a plain list/int, so scenario tests can set them):
 
@@ -41,20 +42,17 @@ from envs.core.engine import StepResult, TickEngine
 from envs.core.seeding import shuffled
 from envs.core.tables import ActionTable
 from envs.waroong_wars import cooking, customers, draft, legality, public, scoring
+from envs.waroong_wars import snapshot as snapshot_checks
 from envs.waroong_wars.actions import action_index
 from envs.waroong_wars.cards import load_catalog
 from envs.waroong_wars.options import check_variants
-
-STATE_KEYS = (
-    "phase", "round", "first", "menu_deck", "display", "last_round", "ingredient_deck", "packs", "picked",
-    "pick_no", "hands", "go_boy", "go_boy_supply", "customers", "customer_deck", "customer_discard", "tokens",
-    "token_supply", "piles", "characters", "turn", "turns_taken", "cooked_this_turn", "pending", "ended_by",
-)
+from envs.waroong_wars.snapshot import STATE_KEYS
 
 
 class WaroongEngine(TickEngine):
     ENGINE_NAME: ClassVar[str] = "waroong_wars"
     SNAPSHOT_VERSION: ClassVar[int] = 1
+    LOAD_BUILDS_FRESH_STATE: ClassVar[bool] = True  # snapshot.check_state returns fresh lists for every field
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -251,47 +249,19 @@ class WaroongEngine(TickEngine):
     def state_dict(self) -> dict:
         return {k: _plain(getattr(self, k)) for k in STATE_KEYS}
 
+    @classmethod
+    def check_config(cls, config: Mapping[str, Any]) -> None:
+        """This game's config, checked before the core builds the engine from a snapshot."""
+        snapshot_checks.check_config(config)
+
     def load_state_dict(self, state: dict) -> None:
-        missing = [k for k in STATE_KEYS if k not in state]
-        if missing:
-            raise KeyError(f"state lacks {missing}")
-        n, nt, nk = self.n, self.cat.n_types, len(self.cat.customers)
-        _check(state["phase"] in ("draft", "cook", "over"), f"phase {state['phase']!r}")
-        for key, width in (("packs", nt), ("hands", nt), ("customers", nk)):
-            rows = state[key]
-            _check(len(rows) == n and all(len(r) == width and all(int(x) >= 0 for x in r) for r in rows),
-                   f"{key} must be {n} rows of {width} non-negative counts")
-        for key in ("picked", "go_boy", "tokens", "piles", "characters"):
-            _check(len(state[key]) == n, f"{key} must have {n} entries")
-        _check(len(state["display"]) == self.cat.components["display_size"], "display must have 6 slots")
-        _check(len(state["customer_discard"]) == nk, f"customer_discard must have {nk} counts")
-        for key in ("first", "turn"):
-            _check(0 <= int(state[key]) < n, f"{key} must be a seat 0..{n - 1}")
-        p = state["pending"]
-        _check(p is None or (isinstance(p, dict) and p.get("kind") in ("theft", "extra")), f"pending {p!r}")
-        self.phase = str(state["phase"])
-        self.round, self.first = int(state["round"]), int(state["first"])
-        self.menu_deck = [int(x) for x in state["menu_deck"]]
-        self.display = [int(x) for x in state["display"]]
-        self.last_round = bool(state["last_round"])
-        self.ingredient_deck = [int(x) for x in state["ingredient_deck"]]
-        self.packs = [[int(x) for x in r] for r in state["packs"]]
-        self.picked = [bool(x) for x in state["picked"]]
-        self.pick_no = int(state["pick_no"])
-        self.hands = [[int(x) for x in r] for r in state["hands"]]
-        self.go_boy = [bool(x) for x in state["go_boy"]]
-        self.go_boy_supply = int(state["go_boy_supply"])
-        self.customers = [[int(x) for x in r] for r in state["customers"]]
-        self.customer_deck = [int(x) for x in state["customer_deck"]]
-        self.customer_discard = [int(x) for x in state["customer_discard"]]
-        self.tokens = [int(x) for x in state["tokens"]]
-        self.token_supply = int(state["token_supply"])
-        self.piles = [[int(x) for x in r] for r in state["piles"]]
-        self.characters = [int(x) for x in state["characters"]]
-        self.turn, self.turns_taken = int(state["turn"]), int(state["turns_taken"])
-        self.cooked_this_turn = [int(x) for x in state["cooked_this_turn"]]
-        self.pending = None if p is None else {k: (v if isinstance(v, str) else int(v)) for k, v in p.items()}
-        self.ended_by = str(state["ended_by"])
+        """Adopt a ``state_dict()`` after checking it fully (:mod:`envs.waroong_wars.snapshot`): a bad
+        one raises SnapshotError naming the field, and nothing of this engine has changed then."""
+        snapshot_checks.check_config(self.config)
+        fields = snapshot_checks.check_state(self, state, self.tick)
+        for key in STATE_KEYS:
+            setattr(self, key, fields[key])
+        self.invalidate_masks()
 
 
 def _plain(value: Any) -> Any:
@@ -301,7 +271,3 @@ def _plain(value: Any) -> Any:
         return {k: _plain(v) for k, v in value.items()}
     return value
 
-
-def _check(ok: bool, what: str) -> None:
-    if not ok:
-        raise ValueError(f"bad state: {what}")
