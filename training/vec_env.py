@@ -30,6 +30,20 @@ observation, see :mod:`training.obs`). ``num_envs = n_copies * learners``.
   hidden behind local work. ``workers=1`` runs everything in the calling
   process. Results are the same for any ``workers`` and the same seed
   (every copy draws from its own generator).
+* Checks and failures: ``step`` checks the actions here, before anything is
+  sent (integers, one per slot; with ``illegal_action="raise"`` an
+  out-of-range or illegal action of a slot whose seat acts raises
+  :class:`~envs.core.errors.IllegalActionError`, nothing steps, and the env
+  stays usable). Failures follow :mod:`envs.vector.process`: every answer
+  is read before anything is raised; a worker that died (or whose pipe
+  broke) is a :class:`~envs.core.workers.WorkerError` with its pid and exit
+  code and leaves the env *broken* (everything but ``close()`` raises until a
+  new one is built); an exception inside a ``reset``/``step``/``teacher_step``
+  (the exception itself from this process's copies, a ``WorkerError`` with
+  its type, message and traceback from a worker) leaves the copies in an
+  unknown state, so stepping refuses until ``reset()`` succeeds;
+  ``close()`` always returns, may be repeated, and after it every command
+  raises a ``RuntimeError``.
 * Seeding: ``seed(s)`` (as SB3's ``set_random_seed`` calls it) seeds slot
   ``i`` with ``s + i``; copy ``c`` takes the seed of its first slot at the
   next ``reset()``. Unseeded copies derive their seed from ``settings.seed``.
@@ -44,34 +58,18 @@ import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
-from envs.core.workers import dispatch, one_blas_thread, receive
+from envs.core.errors import IllegalActionError
+from envs.core.workers import Remote, WorkerError, dispatch, first_error, one_blas_thread, stop_workers
 
 from training.copies import BridgeSettings, CopyGroup
 from training.worker import COMMANDS, worker_main
 
-
-class _Remote:
-    """The main-process end of one worker."""
-
-    def __init__(self, ctx, settings: BridgeSettings, copy_indices: list[int]):
-        self.conn, child = ctx.Pipe()
-        self.proc = ctx.Process(target=worker_main, args=(child, settings, copy_indices), daemon=True)
-        self.proc.start()
-        child.close()
-
-    def send(self, cmd: str, data: Any = None) -> None:
-        self.conn.send((cmd, data))
-
-    def recv(self) -> Any:
-        return receive(self.conn, self.proc, "bridge worker")
-
-    def call(self, cmd: str, data: Any = None) -> Any:
-        self.send(cmd, data)
-        return self.recv()
+LABEL = "bridge worker"
 
 
 class _Local:
-    """Same interface as :class:`_Remote`, in this process."""
+    """Same interface as :class:`~envs.core.workers.Remote`, in this process
+    (``recv`` runs the command that ``send`` stored)."""
 
     def __init__(self, settings: BridgeSettings, copy_indices: list[int]):
         self.group = CopyGroup(settings, copy_indices)
@@ -102,70 +100,165 @@ def split(n: int, parts: int) -> list[list[int]]:
     return out
 
 
+def _count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
+#: Commands after whose failure the copies are in an unknown state (stepping waits for a reset).
+_STATEFUL = ("reset", "step", "teacher_step")
+
+
 class MultiAgentVecEnv(VecEnv):
     """See the module docstring."""
 
     def __init__(self, settings: BridgeSettings, n_copies: int, workers: int = 1):
-        if n_copies < 1:
-            raise ValueError(f"n_copies must be >= 1, got {n_copies}")
+        self._closed = False  # first: close() (and __del__) work whatever fails below
+        self._backends: list[Any] = []
+        n_copies = _count("n_copies", n_copies)
         self.settings = settings
         self.n_copies = n_copies
-        self.workers = max(1, int(workers))
+        self.workers = _count("workers", workers)
         probe = settings.env_spec.make()
         from training.obs import SeatEncoder
 
         enc = SeatEncoder.for_env(probe, settings.normalize)
         self.agents = list(probe.possible_agents)
         self.k = min(settings.seating.learners, len(self.agents))
+        self._raise_illegal = getattr(probe, "illegal_action", "raise") == "raise"
+        self._action_names = list(probe.action_table.names(range(enc.n_actions)))
+        probe.close()
         self._parts = split(n_copies, self.workers)
-        self._backends: list[Any] = []
-        self._closed = False
+        self._broken: WorkerError | None = None  # a worker died: only close() is left
+        self._not_ready: str | None = "call reset() before step()"  # why stepping refuses now
+        self._waiting = False  # step_async() sent, step_wait() not yet called
         try:
-            self._backends = [_Local(settings, self._parts[0])]
+            self._backends.append(_Local(settings, self._parts[0]))
             if len(self._parts) > 1:
                 ctx = mp.get_context("spawn")
                 with one_blas_thread():
-                    remotes = [_Remote(ctx, settings, part) for part in self._parts[1:]]
-                self._backends += remotes
-                for b in remotes:
+                    for part in self._parts[1:]:
+                        self._backends.append(Remote(ctx, worker_main, (settings, part), LABEL))
+                for b in self._backends[1:]:
                     b.recv()  # construction report (raises the worker's error if any)
         except BaseException:
             self.close()
             raise
         self._slots_per_backend = [len(p) * self.k for p in self._parts]
         self._masks = np.ones((n_copies * self.k, enc.n_actions), dtype=bool)
+        self._alive = np.zeros(n_copies * self.k, dtype=bool)
+        self._rows = np.arange(n_copies * self.k)
         self._actions: np.ndarray | None = None
         super().__init__(n_copies * self.k, enc.space, spaces.Discrete(enc.n_actions))
+
+    # ------------------------------------------------------------------ one command to every backend
+    def _usable(self) -> None:
+        if self._closed:
+            raise RuntimeError("this MultiAgentVecEnv is closed; build a new one")
+        if self._broken is not None:
+            b = self._broken
+            raise WorkerError(f"this MultiAgentVecEnv is broken: {str(b).splitlines()[0]}; close() it and build a "
+                              f"new one", label=b.label, pid=b.pid, exitcode=b.exitcode, died=True) from b
+        if self._waiting:
+            raise RuntimeError("step_async() was called and step_wait() was not: call step_wait() first")
+
+    def _send_all(self, cmd: str, datas: Sequence[Any]) -> None:
+        for b, data in zip(self._backends, datas):
+            try:
+                b.send(cmd, data)
+            except BaseException as e:  # a dead worker, or interrupted mid-send: the pipes cannot be trusted
+                pid = getattr(getattr(b, "proc", None), "pid", None)
+                self._broken = e if isinstance(e, WorkerError) else WorkerError(
+                    f"interrupted ({type(e).__name__}) while sending {cmd!r} to {LABEL} {pid}",
+                    label=LABEL, pid=pid, died=True)
+                raise
+
+    def _recv_all(self, cmd: str) -> list[Any]:
+        """Every backend's answer; on failure, raise once all are read (module doc)."""
+        errors: list[BaseException] = []
+        results: list[Any] = []
+        for b in self._backends:
+            try:
+                results.append(b.recv())
+            except BaseException as e:  # noqa: BLE001 - raised below, once every answer is read
+                if isinstance(b, Remote) and not isinstance(e, WorkerError):  # interrupted mid-read
+                    self._broken = WorkerError(f"interrupted ({type(e).__name__}) while reading {LABEL} {b.proc.pid}",
+                                               label=LABEL, pid=b.proc.pid, died=True)
+                    raise
+                errors.append(e)
+        if errors:
+            err = first_error(errors)
+            if isinstance(err, WorkerError) and err.died:
+                self._broken = err
+            elif cmd in _STATEFUL:
+                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {str(err).splitlines()[0]}) and "
+                                   f"left the env copies in an unknown state; call reset() before step()")
+            raise err
+        return results
+
+    def _round(self, cmd: str, datas: Sequence[Any]) -> list[Any]:
+        self._usable()
+        self._send_all(cmd, datas)
+        return self._recv_all(cmd)
+
+    def _check_actions(self, actions: np.ndarray) -> None:
+        """Refuse a bad batch before anything is sent (so nothing changes)."""
+        if actions.shape[0] != self.num_envs:
+            raise ValueError(f"expected {self.num_envs} actions (one per slot), got {actions.shape[0]}")
+        if not np.issubdtype(actions.dtype, np.integer):
+            raise ValueError(f"actions must be integers (indices into Discrete({self._masks.shape[1]})), "
+                             f"got dtype {actions.dtype}")
+        if self._not_ready is not None:
+            raise RuntimeError(self._not_ready)
+        if not self._raise_illegal:  # the env replaces illegal actions itself (and flags them in its infos)
+            return
+        n = self._masks.shape[1]
+        out = (actions < 0) | (actions >= n)
+        wrong = (out | ~self._masks[self._rows, np.clip(actions, 0, n - 1)]) & self._alive
+        if wrong.any():
+            i = int(np.flatnonzero(wrong)[0])
+            a = int(actions[i])
+            legal = [self._action_names[j] for j in np.flatnonzero(self._masks[i])]
+            why = f"out of range: valid indices are 0..{n - 1}" if out[i] else \
+                f"{self._action_names[a]} is not legal now; legal: {legal}"
+            raise IllegalActionError(f"slot {i} (env copy {i // self.k}): action {a} is {why}; no copy was stepped")
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self):
         seeds = [self._seeds[c * self.k] for c in range(self.n_copies)]
-        for b, part in zip(self._backends, self._parts):
-            b.send("reset", [seeds[c] for c in part])
-        results = [b.recv() for b in self._backends]
+        results = self._round("reset", [[seeds[c] for c in part] for part in self._parts])
         self._reset_seeds()
         self._reset_options()
         obs = np.concatenate([r[0] for r in results])
         self._masks = np.concatenate([r[1] for r in results])
+        self._alive = np.concatenate([r[2] for r in results])
+        self._not_ready = None
         self.reset_infos = [{} for _ in range(self.num_envs)]
         return obs
 
     def step_async(self, actions: np.ndarray) -> None:
+        self._usable()
         actions = np.asarray(actions).reshape(-1)
-        if actions.shape[0] != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions, got {actions.shape[0]}")
-        start = 0
-        for b, n in zip(self._backends, self._slots_per_backend):
-            b.send("step", actions[start:start + n])
-            start += n
+        self._check_actions(actions)
+        bounds = np.cumsum([0] + self._slots_per_backend)
+        self._send_all("step", [actions[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
+        self._waiting = True
 
     def step_wait(self):
-        results = [b.recv() for b in self._backends]
+        if self._closed or self._broken is not None:
+            self._waiting = False
+            self._usable()
+        if not self._waiting:
+            raise RuntimeError("step_wait() without step_async(): send the actions first")
+        self._waiting = False
+        results = self._recv_all("step")
         obs = np.concatenate([r[0] for r in results])
         rewards = np.concatenate([r[1] for r in results])
         dones = np.concatenate([r[2] for r in results])
         infos = [info for r in results for info in r[3]]
         self._masks = np.concatenate([r[4] for r in results])
+        self._alive = np.concatenate([r[5] for r in results])
         return obs, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:
@@ -198,35 +291,27 @@ class MultiAgentVecEnv(VecEnv):
         raise NotImplementedError("the Kitchen Arena envs render text; use `python -m training watch`")
 
     def close(self) -> None:
+        """Close every copy and end the worker processes; always returns (module doc)."""
         if self._closed:
             return
         self._closed = True
-        for b in self._backends:
-            try:
-                b.call("close")
-            except Exception:  # noqa: BLE001 - closing a dead worker
-                pass
-            proc = getattr(b, "proc", None)
-            if proc is not None:
-                proc.join(timeout=5)
-                if proc.is_alive():
-                    proc.terminate()
+        try:
+            for b in self._backends:
+                if isinstance(b, _Local):
+                    b.group.close()
+        finally:
+            stop_workers([b for b in self._backends if isinstance(b, Remote)])
 
     # ------------------------------------------------------------------ extras
     def add_snapshot(self, name: str, actor_state: dict) -> list[str]:
         """Add a frozen learner snapshot to every copy's self-play pool; returns the pool."""
-        for b in self._backends:
-            b.send("add_snapshot", (name, actor_state))
-        return [b.recv() for b in self._backends][0]
+        return self._round("add_snapshot", [(name, actor_state)] * len(self._backends))[0]
 
     def set_student(self, actor_state: dict | None) -> None:
         """The network (a :class:`~training.actor.NumpyActor` state) that plays the
         learner seats in :meth:`teacher_step` while the teacher labels (DAgger);
         None: the teacher plays."""
-        for b in self._backends:
-            b.send("set_student", actor_state)
-        for b in self._backends:
-            b.recv()
+        self._round("set_student", [actor_state] * len(self._backends))
 
     def teacher_step(self, teacher: str, teacher_share: float = 1.0):
         """One step labelled by a scripted ``teacher`` (a policy spec) in every
@@ -236,19 +321,21 @@ class MultiAgentVecEnv(VecEnv):
         ``labels`` per slot, the actions ``played`` and ``step_wait()``'s
         ``(obs, rewards, dones, infos)``; the masks of the new observations are in :meth:`action_masks`
         as after a normal step."""
-        for b in self._backends:
-            b.send("teacher_step", (teacher, teacher_share))
-        results = [b.recv() for b in self._backends]
+        self._usable()
+        if self._not_ready is not None:
+            raise RuntimeError(self._not_ready)
+        results = self._round("teacher_step", [(teacher, teacher_share)] * len(self._backends))
         labels = np.concatenate([r[0] for r in results])
         played = np.concatenate([r[1] for r in results])
         steps = [r[2] for r in results]
         self._masks = np.concatenate([r[4] for r in steps])
+        self._alive = np.concatenate([r[3] for r in results])
         return labels, played, (np.concatenate([r[0] for r in steps]), np.concatenate([r[1] for r in steps]),
                         np.concatenate([r[2] for r in steps]), [info for r in steps for info in r[3]])
 
     def describe(self) -> list[dict]:
         """Per copy: current learner seats and who plays the others."""
-        return [d for b in self._backends for d in b.call("describe")]
+        return [d for r in self._round("describe", [None] * len(self._backends)) for d in r]
 
     def __del__(self):  # best effort: never leave worker processes behind
         try:

@@ -2,24 +2,52 @@
 and the training bridge).
 
 The parent sends ``(command, data)``; the worker answers ``("ok", result)``
-or ``("error", message with traceback)``. :func:`serve` is the worker's loop,
-:func:`receive` the parent's side of one answer, and :func:`dispatch` applies
-one command in-process (what a worker does, without a pipe).
+or ``("error", (type name, message, traceback))``. :func:`serve` is the
+worker's loop; :class:`Remote` is the parent's end of one worker
+(:func:`send` and :func:`receive` on its pipe); :func:`dispatch` applies one
+command in-process (what a worker does, without a pipe); :func:`stop_workers`
+closes workers and always returns.
+
+Every failure reaches the parent as a :class:`WorkerError` naming the worker
+(its pid, and its exit code once it has exited): an exception raised in the
+worker (its type, message and traceback), or a worker that died or whose pipe
+broke, on send as on receive (``died=True``; never a raw ``BrokenPipeError``
+or ``EOFError``). A user of the protocol that sends one command to several
+workers reads every answer before raising (:func:`first_error` picks the
+error to raise), so that no answer is left in a pipe for the next command.
 """
 
 from __future__ import annotations
 
 import os
 import signal
+import time
 import traceback
 from contextlib import contextmanager
-from typing import Any, Callable, Mapping
+from typing import Any, Callable, Iterable, Mapping, Sequence
 
 Commands = Mapping[str, Callable[[Any, Any], Any]]
 
+#: How long the parent waits for a worker that has just died to be reaped (for its exit code).
+REAP_WAIT_S = 1.0
+
 
 class WorkerError(RuntimeError):
-    """An exception raised inside a worker process (its message and traceback included)."""
+    """A worker process failed.
+
+    Either it raised (``remote_type`` and ``remote_message`` name the
+    exception; the message also carries its traceback; the worker still runs)
+    or it is gone (``died=True``: it exited or was killed, or the pipe to it
+    broke). ``label`` names the kind of worker, ``pid`` which one, and
+    ``exitcode`` its exit status once known (negative: killed by that signal).
+    """
+
+    def __init__(self, message: str, *, label: str | None = None, pid: int | None = None,
+                 exitcode: int | None = None, died: bool = False, remote_type: str | None = None,
+                 remote_message: str | None = None):
+        super().__init__(message)
+        self.label, self.pid, self.exitcode, self.died = label, pid, exitcode, died
+        self.remote_type, self.remote_message = remote_type, remote_message
 
 
 def dispatch(commands: Commands, obj: Any, cmd: str, data: Any) -> Any:
@@ -30,41 +58,157 @@ def dispatch(commands: Commands, obj: Any, cmd: str, data: Any) -> Any:
     return handler(obj, data)
 
 
+def _error_reply(e: BaseException) -> tuple[str, tuple[str, str, str]]:
+    return ("error", (type(e).__name__, str(e), traceback.format_exc()))
+
+
 def serve(conn, build: Callable[[], Any], commands: Commands, hello: Callable[[Any], Any] = lambda obj: None) -> None:
     """A worker's loop: build the object (answering ``hello(obj)``, or the
     error), then answer commands until ``close`` (which also runs
-    ``commands["close"]``) or until the parent goes away. Ctrl-C is ignored:
-    the parent decides and closes the worker."""
+    ``commands["close"]``) or until the parent goes away (then it returns
+    quietly). Ctrl-C is ignored: the parent decides and closes the worker."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
-        obj = build()
-        conn.send(("ok", hello(obj)))
-    except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
-        conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
+        try:
+            obj = build()
+            conn.send(("ok", hello(obj)))
+        except BaseException as e:  # noqa: BLE001 - everything goes back to the parent
+            conn.send(_error_reply(e))
+            return
+        while True:
+            try:
+                cmd, data = conn.recv()
+            except EOFError:
+                return
+            try:
+                conn.send(("ok", dispatch(commands, obj, cmd, data)))
+            except BaseException as e:  # noqa: BLE001
+                conn.send(_error_reply(e))
+            if cmd == "close":
+                return
+    except OSError:  # the parent went away while we answered
         return
-    while True:
+
+
+def exit_status(proc, wait: float = REAP_WAIT_S) -> str:
+    """``"exit code N"`` of a worker that has exited (waiting up to ``wait``
+    seconds for it to be reaped), with the signal's name when it was killed;
+    ``"still running"`` otherwise."""
+    if proc.exitcode is None and wait > 0:
+        proc.join(wait)
+    code = proc.exitcode
+    if code is None:
+        return "still running"
+    if code < 0:
         try:
-            cmd, data = conn.recv()
-        except EOFError:
-            return
-        try:
-            conn.send(("ok", dispatch(commands, obj, cmd, data)))
-        except BaseException as e:  # noqa: BLE001
-            conn.send(("error", f"{type(e).__name__}: {e}\n{traceback.format_exc()}"))
-        if cmd == "close":
-            return
+            return f"exit code {code}, killed by {signal.Signals(-code).name}"
+        except ValueError:
+            return f"exit code {code}, killed by signal {-code}"
+    return f"exit code {code}"
+
+
+def _died(proc, label: str, what: str, cause: BaseException) -> WorkerError:
+    status = exit_status(proc)
+    if proc.exitcode is not None:
+        message = f"{label} {proc.pid} died ({status}) {what}"
+    else:
+        message = f"the pipe to {label} {proc.pid} broke ({status}: {type(cause).__name__}: {cause}) {what}"
+    return WorkerError(message, label=label, pid=proc.pid, exitcode=proc.exitcode, died=True)
+
+
+def send(conn, proc, label: str, cmd: str, data: Any = None) -> None:
+    """Send ``(cmd, data)`` to the worker ``proc`` behind ``conn``; a broken
+    pipe is a :class:`WorkerError` (``died=True``) with its pid and exit code.
+    (Data that cannot be pickled raises before anything is written.)"""
+    try:
+        conn.send((cmd, data))
+    except OSError as e:  # BrokenPipeError, ConnectionResetError, a closed handle
+        raise _died(proc, label, f"before it could be sent {cmd!r}", e) from e
 
 
 def receive(conn, proc, label: str) -> Any:
     """One answer from the worker ``proc`` behind ``conn``: its result, or a
-    :class:`WorkerError` (``label`` names the kind of worker in the message)."""
+    :class:`WorkerError` (``label`` names the kind of worker in the message):
+    the worker's exception, or its death (``died=True``) with its pid and exit code."""
     try:
         status, payload = conn.recv()
-    except EOFError as e:
-        raise WorkerError(f"{label} {proc.pid} died (exit code {proc.exitcode})") from e
+    except (EOFError, OSError) as e:
+        raise _died(proc, label, "before it answered", e) from e
     if status != "ok":
-        raise WorkerError(f"in {label} {proc.pid}: {payload}")
+        kind, message, tb = payload
+        raise WorkerError(f"in {label} {proc.pid}: {kind}: {message}\n{tb}", label=label, pid=proc.pid,
+                          remote_type=kind, remote_message=message)
     return payload
+
+
+class Remote:
+    """The parent's end of one worker process: ``target(conn, *args)`` runs
+    in a new process of ``ctx`` (its end of the pipe is closed here, so that
+    its death is seen as the end of the pipe)."""
+
+    def __init__(self, ctx, target: Callable[..., None], args: tuple, label: str):
+        self.label = label
+        self.conn, child = ctx.Pipe()
+        self.proc = ctx.Process(target=target, args=(child, *args), daemon=True)
+        try:
+            self.proc.start()
+        finally:
+            child.close()
+
+    def send(self, cmd: str, data: Any = None) -> None:
+        send(self.conn, self.proc, self.label, cmd, data)
+
+    def recv(self) -> Any:
+        return receive(self.conn, self.proc, self.label)
+
+    def call(self, cmd: str, data: Any = None) -> Any:
+        self.send(cmd, data)
+        return self.recv()
+
+
+def stop_workers(remotes: Iterable[Remote], timeout: float = 5.0) -> None:
+    """Close workers and make sure their processes are gone (and reaped);
+    always returns, within about ``timeout`` + 2 seconds. Each live worker is
+    sent ``close``; whatever it still sends (answers to earlier commands, the
+    close answer) is read and dropped until its pipe ends or the time is up;
+    a worker still running then is terminated, then killed."""
+    remotes = list(remotes)
+    for r in remotes:
+        if r.proc.exitcode is None:
+            try:
+                r.conn.send(("close", None))
+            except OSError:
+                pass
+    deadline = time.monotonic() + timeout
+    for r in remotes:
+        try:
+            while r.conn.poll(max(0.0, deadline - time.monotonic())):
+                r.conn.recv()
+        except Exception:  # noqa: BLE001 - EOF (it exited), a broken pipe, an unreadable answer
+            pass
+    for r in remotes:
+        r.proc.join(max(0.0, deadline - time.monotonic()))
+    for stop in ("terminate", "kill"):
+        left = [r for r in remotes if r.proc.exitcode is None]
+        for r in left:
+            getattr(r.proc, stop)()
+        for r in left:
+            r.proc.join(1.0)
+    for r in remotes:
+        r.conn.close()
+
+
+def first_error(errors: Sequence[BaseException]) -> BaseException:
+    """The error to raise for one command sent to several workers: an
+    interruption (``KeyboardInterrupt``, ``SystemExit``) if any, else the first
+    death (``WorkerError.died``), else the first error; the others are added
+    to it as notes."""
+    first = next((e for e in errors if not isinstance(e, Exception)), None) \
+        or next((e for e in errors if isinstance(e, WorkerError) and e.died), errors[0])
+    for e in errors:
+        if e is not first:
+            first.add_note(f"also: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+    return first
 
 
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")

@@ -14,12 +14,28 @@ sends the workers their slices of the actions first, steps the local shard,
 then collects, so every core steps games at the same time and the pipe round
 trip hides behind local work. Before anything is sent, the whole batch is
 checked against the current masks: an out-of-range or (with
-``illegal_action="raise"``) illegal action of a live seat raises a
-``ValueError`` naming the game, the agent, the action and the legal ones, and
-no game steps. Game ``i`` gets the same seed, and so plays the same game,
+``illegal_action="raise"``) illegal action of a live seat raises an
+:class:`~envs.core.errors.IllegalActionError` (a ``ValueError``) naming the
+game, the agent, the action and the legal ones; no game steps and the env
+stays usable. Game ``i`` gets the same seed, and so plays the same game,
 as in a ``BatchedEnv`` of the same size: results do not depend on ``workers``.
-An exception in a worker is raised here as :class:`envs.core.workers.WorkerError`
-with the worker's traceback.
+
+Failures (:class:`envs.core.workers.WorkerError`, with the worker's pid and
+exit code): every answer of a step or reset is read before anything is
+raised, so no answer is left in a pipe for the next call.
+
+* A worker that died (or whose pipe broke), found when a command is sent or
+  an answer awaited: ``WorkerError`` with ``died=True``; the env is then
+  *broken*: every later ``reset``/``step`` raises a ``WorkerError`` saying so,
+  until it is closed and a new one is built.
+* An exception inside a step or reset, in a worker (a ``WorkerError`` with the
+  exception's type, message and traceback) or in this process's shard (the
+  exception itself): the games are left in an unknown state (the other shards
+  have stepped), so ``step`` refuses with a ``RuntimeError`` until ``reset()``
+  succeeds (it starts every game again).
+* ``close()`` always returns (a worker that does not answer is terminated,
+  then killed; every process is reaped), may be called again, and after it
+  ``reset``/``step`` raise a ``RuntimeError``.
 """
 
 from __future__ import annotations
@@ -30,9 +46,11 @@ from typing import Any, Mapping, Sequence
 
 import numpy as np
 
-from envs.core.workers import receive, serve
+from envs.core.errors import IllegalActionError
+from envs.core.workers import Remote, WorkerError, first_error, serve, stop_workers
 from envs.vector.batched import BatchedEnv, random_legal_actions, seeds_for
 
+LABEL = "vector worker"
 
 #: What a worker's BatchedEnv answers (each reply also carries the shard's ``alive``).
 COMMANDS = {
@@ -46,18 +64,26 @@ def _worker(conn, env_id: str, num_games: int, env_kwargs: dict) -> None:
     serve(conn, lambda: BatchedEnv(env_id, num_games, env_kwargs), COMMANDS)
 
 
+def _count(name: str, value: Any) -> int:
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
+    return int(value)
+
+
 class ProcessBatchedEnv:
     """``num_games`` games of one env over ``workers`` processes (see module doc)."""
 
     def __init__(self, env_id: str, num_games: int, workers: int | None = None,
                  env_kwargs: Mapping[str, Any] | None = None):
-        workers = int(workers or os.cpu_count() or 1)
-        if int(num_games) < 1 or workers < 1:
-            raise ValueError(f"need num_games >= 1 and workers >= 1, got {num_games} and {workers}")
-        workers = min(workers, int(num_games))
+        self._closed = False  # first: close() (and __del__) work whatever fails below
+        self._local: BatchedEnv | None = None
+        self._remotes: list[Remote] = []
+        num_games = _count("num_games", num_games)
+        workers = _count("workers", (os.cpu_count() or 1) if workers is None else workers)
+        workers = min(workers, num_games)
         self.env_id = env_id
         self.env_kwargs = dict(env_kwargs or {})
-        self.num_games = int(num_games)
+        self.num_games = num_games
         probe = BatchedEnv(env_id, 1, self.env_kwargs)  # spaces and sizes, and a config check here
         self.possible_agents = probe.possible_agents
         self.num_seats, self.obs_size, self.n_actions = probe.num_seats, probe.obs_size, probe.n_actions
@@ -67,47 +93,99 @@ class ProcessBatchedEnv:
         self._action_names = list(probe.envs[0].action_table.names(range(self.n_actions)))
         bounds = np.linspace(0, self.num_games, workers + 1).round().astype(int)
         self._slices = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
-        self._local = BatchedEnv(env_id, self._slices[0].stop, self.env_kwargs)
-        ctx = mp.get_context("spawn")
-        self._conns, self._procs = [], []
-        for sl in self._slices[1:]:
-            parent, child = ctx.Pipe()
-            proc = ctx.Process(target=_worker, args=(child, env_id, sl.stop - sl.start, self.env_kwargs), daemon=True)
-            proc.start()
-            child.close()
-            self._conns.append(parent)
-            self._procs.append(proc)
-        self._closed = False
-        for i in range(len(self._conns)):
-            self._recv(i)
         self.alive = np.zeros((self.num_games, self.num_seats), dtype=bool)
         self._masks = np.zeros((self.num_games, self.num_seats, self.n_actions), dtype=np.int8)
-        self._started = False
+        self._broken: WorkerError | None = None  # a worker died: only close() is left
+        self._not_ready: str | None = "call reset() before step()"  # why step() refuses now
+        try:
+            self._local = BatchedEnv(env_id, self._slices[0].stop, self.env_kwargs)
+            ctx = mp.get_context("spawn")
+            for sl in self._slices[1:]:
+                self._remotes.append(Remote(ctx, _worker, (env_id, sl.stop - sl.start, self.env_kwargs), LABEL))
+            for r in self._remotes:
+                r.recv()  # built (or the worker's error)
+        except BaseException:
+            self.close()
+            raise
 
     @property
     def workers(self) -> int:
         """Processes stepping games, this one included."""
-        return 1 + len(self._procs)
+        return 1 + len(self._remotes)
 
-    def _recv(self, i: int) -> Any:
-        return receive(self._conns[i], self._procs[i], "vector worker")
+    @property
+    def _procs(self) -> list:
+        return [r.proc for r in self._remotes]
 
-    def _gather(self) -> list:
-        return [self._recv(i) for i in range(len(self._conns))]
+    # ------------------------------------------------------------------ one command to every shard
+    def _usable(self) -> None:
+        if self._closed:
+            raise RuntimeError("this ProcessBatchedEnv is closed; build a new one")
+        if self._broken is not None:
+            b = self._broken
+            raise WorkerError(f"this ProcessBatchedEnv is broken: {str(b).splitlines()[0]}; close() it and build a "
+                              f"new one", label=b.label, pid=b.pid, exitcode=b.exitcode, died=True) from b
 
+    def _round(self, cmd: str, datas: list, local):
+        """Send ``cmd`` with ``datas[k]`` to worker ``k``, run ``local()`` here
+        meanwhile, read every answer; returns ``[local result, *answers]`` or
+        raises (see the module doc for what each failure leaves)."""
+        self._usable()
+        sent = 0
+        try:
+            for r, data in zip(self._remotes, datas):
+                r.send(cmd, data)
+                sent += 1
+        except BaseException as e:
+            # a dead worker, or interrupted mid-send: the pipes cannot be trusted any more
+            self._broken = e if isinstance(e, WorkerError) else WorkerError(
+                f"interrupted ({type(e).__name__}) while sending {cmd!r} to {LABEL} {self._remotes[sent].proc.pid}",
+                label=LABEL, pid=self._remotes[sent].proc.pid, died=True)
+            raise
+        errors: list[BaseException] = []
+        parts: list[Any] = []
+        try:
+            parts.append(local())
+        except BaseException as e:  # noqa: BLE001 - raised below, once every answer is read
+            errors.append(e)
+        for r in self._remotes:
+            try:
+                parts.append(r.recv())
+            except WorkerError as e:
+                errors.append(e)
+            except BaseException as e:  # interrupted mid-read: the pipe cannot be trusted any more
+                self._broken = WorkerError(f"interrupted ({type(e).__name__}) while reading {LABEL} {r.proc.pid}",
+                                           label=LABEL, pid=r.proc.pid, died=True)
+                raise
+        if errors:
+            err = first_error(errors)
+            if isinstance(err, WorkerError) and err.died:
+                self._broken = err
+            else:
+                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {str(err).splitlines()[0]}) and left "
+                                   f"the games in an unknown state; call reset() before step()")
+            raise err
+        return parts
+
+    # ------------------------------------------------------------------ API
     def reset(self, seed: int | Sequence[int | None] | None = None):
+        self._usable()
         seeds = seeds_for(seed, self.num_games)
-        for conn, sl in zip(self._conns, self._slices[1:]):
-            conn.send(("reset", seeds[sl]))
-        parts = [(*self._local.reset(seeds[self._slices[0]]), self._local.alive.copy())] + self._gather()
+        bad = [(i, s) for i, s in enumerate(seeds) if s is not None and s < 0]
+        if bad:
+            raise ValueError(f"seeds must be non-negative integers or None, got {bad[0][1]} for game {bad[0][0]}")
+        local = self._local
+        sl0 = self._slices[0]
+        parts = self._round("reset", [seeds[sl] for sl in self._slices[1:]],
+                            lambda: (*local.reset(seeds[sl0]), local.alive.copy()))
         self.alive = np.concatenate([p[3] for p in parts])
         self._masks = np.concatenate([p[1] for p in parts])
-        self._started = True
+        self._not_ready = None
         return (np.concatenate([p[0] for p in parts]), self._masks.copy(), [info for p in parts for info in p[2]])
 
     def _check(self, acts: np.ndarray) -> None:
-        if not self._started:
-            raise RuntimeError("call reset() before step()")
+        if self._not_ready is not None:
+            raise RuntimeError(self._not_ready)
         if acts.shape != (self.num_games, self.num_seats):
             raise ValueError(f"actions must have shape (num_games, num_seats) = {(self.num_games, self.num_seats)}, "
                              f"got {acts.shape}")
@@ -124,14 +202,16 @@ class ProcessBatchedEnv:
             legal = [self._action_names[k] for k in np.flatnonzero(self._masks[i, p])]
             why = f"out of range: valid indices are 0..{n - 1}" if out[i, p] else \
                 f"{self._action_names[a]} is not legal now; legal: {legal}"
-            raise ValueError(f"game {i}, {self.possible_agents[p]}: action {a} is {why}; no game was stepped")
+            raise IllegalActionError(f"game {i}, {self.possible_agents[p]}: action {a} is {why}; no game was stepped")
 
     def step(self, actions: np.ndarray):
+        self._usable()
         acts = np.asarray(actions)
         self._check(acts)
-        for conn, sl in zip(self._conns, self._slices[1:]):
-            conn.send(("step", acts[sl]))
-        parts = [(*self._local.step(acts[self._slices[0]]), self._local.alive.copy())] + self._gather()
+        local = self._local
+        sl0 = self._slices[0]
+        parts = self._round("step", [acts[sl] for sl in self._slices[1:]],
+                            lambda: (*local.step(acts[sl0]), local.alive.copy()))
         self.alive = np.concatenate([p[6] for p in parts])
         cat = [np.concatenate([p[k] for p in parts]) for k in range(5)]
         self._masks = cat[1]
@@ -142,20 +222,15 @@ class ProcessBatchedEnv:
         return random_legal_actions(rng, masks)
 
     def close(self) -> None:
+        """Close every shard and end the worker processes; always returns (see the module doc)."""
         if self._closed:
             return
         self._closed = True
-        self._local.close()
-        for conn in self._conns:
-            try:
-                conn.send(("close", None))
-                conn.recv()
-            except (BrokenPipeError, EOFError, OSError):
-                pass
-        for proc in self._procs:
-            proc.join(timeout=5)
-            if proc.is_alive():
-                proc.terminate()
+        try:
+            if self._local is not None:
+                self._local.close()
+        finally:
+            stop_workers(self._remotes)
 
     def __enter__(self) -> "ProcessBatchedEnv":
         return self

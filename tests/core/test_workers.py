@@ -2,10 +2,13 @@
 
 import multiprocessing as mp
 import os
+import signal
+import time
 
 import pytest
 
-from envs.core.workers import BLAS_THREAD_VARS, WorkerError, dispatch, one_blas_thread, receive, serve
+from envs.core.workers import (BLAS_THREAD_VARS, Remote, WorkerError, dispatch, first_error, one_blas_thread, receive,
+                               serve, stop_workers)
 
 COMMANDS = {"add": lambda obj, x: obj.append(x) or sum(obj), "fail": lambda obj, _: 1 / 0, "close": lambda obj, _: None}
 
@@ -29,6 +32,30 @@ def _serve_broken(conn):
     serve(conn, lambda: [][0], COMMANDS)
 
 
+HANGING = {**COMMANDS, "hang": lambda obj, _: time.sleep(600)}
+
+
+def _serve_hanging(conn):
+    serve(conn, _build_list, HANGING)
+
+
+@pytest.fixture
+def remotes():
+    """Started workers, killed and reaped after the test whatever happens."""
+    made: list[Remote] = []
+    yield lambda target: made.append(Remote(mp.get_context("spawn"), target, (), "test worker")) or made[-1]
+    for r in made:
+        if r.proc.exitcode is None:
+            r.proc.kill()
+            r.proc.join(10)
+
+
+def _assert_reaped(proc):
+    assert proc.exitcode is not None
+    with pytest.raises(ProcessLookupError):  # no zombie: the pid is gone
+        os.kill(proc.pid, 0)
+
+
 def test_a_worker_answers_reports_errors_with_their_traceback_and_stops_on_close():
     ctx = mp.get_context("spawn")
     parent, child = ctx.Pipe()
@@ -48,8 +75,9 @@ def test_a_worker_answers_reports_errors_with_their_traceback_and_stops_on_close
         assert receive(parent, proc, "test worker") is None
         proc.join(timeout=10)
         assert proc.exitcode == 0
-        with pytest.raises(WorkerError, match=r"test worker \d+ died \(exit code 0\)"):
+        with pytest.raises(WorkerError, match=r"test worker \d+ died \(exit code 0\) before it answered") as e:
             receive(parent, proc, "test worker")
+        assert e.value.died and e.value.pid == proc.pid and e.value.exitcode == 0
     finally:
         proc.kill()
 
@@ -73,3 +101,54 @@ def test_one_blas_thread_sets_and_restores_the_environment(monkeypatch):
         assert all(os.environ[k] == "1" for k in BLAS_THREAD_VARS)
     assert os.environ["OMP_NUM_THREADS"] == "7"
     assert all(k not in os.environ for k in BLAS_THREAD_VARS[1:])
+
+
+def test_a_dead_worker_is_a_worker_error_with_pid_and_exit_code_on_send_and_on_receive(remotes):
+    r = remotes(_serve)
+    assert r.recv() == 1
+    r.proc.kill()
+    r.proc.join(10)
+    pid = r.proc.pid
+    with pytest.raises(WorkerError, match=rf"test worker {pid} died \(exit code -9, killed by SIGKILL\) "
+                                          r"before it could be sent 'add'") as e:
+        r.send("add", 1)  # the raw error would be BrokenPipeError
+    assert (e.value.died, e.value.pid, e.value.exitcode) == (True, pid, -9)
+    with pytest.raises(WorkerError, match=rf"test worker {pid} died \(exit code -9, killed by SIGKILL\) "
+                                          r"before it answered"):
+        r.recv()  # the raw error would be EOFError
+    stop_workers([r])
+    _assert_reaped(r.proc)
+
+
+def test_an_error_in_a_worker_carries_its_type_and_message(remotes):
+    r = remotes(_serve)
+    r.recv()
+    with pytest.raises(WorkerError) as e:
+        r.call("fail")
+    assert (e.value.died, e.value.pid, e.value.remote_type, e.value.remote_message) == \
+        (False, r.proc.pid, "ZeroDivisionError", "division by zero")
+    assert r.call("add", 2) == 12  # still serving
+    stop_workers([r])
+    assert r.proc.exitcode == 0  # closed, not terminated
+    _assert_reaped(r.proc)
+
+
+def test_stop_workers_returns_for_a_worker_that_does_not_answer(remotes):
+    r = remotes(_serve_hanging)
+    r.recv()
+    r.send("hang")
+    stop_workers([r], timeout=0.5)  # returns: the worker is terminated once the time is up
+    assert r.proc.exitcode == -signal.SIGTERM
+    _assert_reaped(r.proc)
+    stop_workers([r], timeout=0.5)  # again, on a gone worker: returns
+
+
+def test_first_error_prefers_a_death_and_notes_the_others():
+    raised = WorkerError("in w 1: ValueError: x", remote_type="ValueError")
+    died = WorkerError("w 2 died (exit code -9, killed by SIGKILL)", died=True)
+    other = KeyError("k")
+    assert first_error([raised, died, other]) is died
+    assert died.__notes__ == ["also: WorkerError: in w 1: ValueError: x", "also: KeyError: 'k'"]
+    assert first_error([other]) is other
+    stop = KeyboardInterrupt()
+    assert first_error([died, stop]) is stop  # Ctrl-C is never turned into another error

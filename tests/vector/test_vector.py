@@ -4,6 +4,7 @@ import numpy as np
 import pytest
 
 import envs
+from envs.core.errors import IllegalActionError
 from envs.vector import BatchedEnv, ProcessBatchedEnv, random_legal_actions, seeds_for
 
 CASES = [("wok_star_v0", {"players": 3}), ("frying_master_v0", {"players": 2}), ("waroong_wars_v0", {"players": 4})]
@@ -136,10 +137,10 @@ def test_process_form_refuses_a_bad_batch_before_any_game_steps():
         acts = random_legal_actions(rng, b[1])
         bad = acts.copy()
         bad[3, 1] = np.flatnonzero(b[1][3, 1] == 0)[0]  # illegal in game 3: the remote worker's shard
-        with pytest.raises(ValueError, match=r"game 3, chef_1: action \d+ is .* not legal now; legal: \[.*no game was stepped"):
+        with pytest.raises(IllegalActionError, match=r"game 3, chef_1: action \d+ is .* not legal now; legal: \[.*no game was stepped"):
             remote.step(bad)
         bad[3, 1] = 999
-        with pytest.raises(ValueError, match="out of range"):
+        with pytest.raises(IllegalActionError, match="out of range"):
             remote.step(bad)
         # nothing stepped: both forms continue identically
         a, b = local.step(acts), remote.step(acts)

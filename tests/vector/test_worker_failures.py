@@ -1,0 +1,323 @@
+"""Worker processes fail loudly and cleanly, in both users of envs.core.workers:
+envs.vector.ProcessBatchedEnv and the training bridge's MultiAgentVecEnv.
+
+Faults are real: a worker is SIGKILLed between steps (the next send finds a
+dead pipe), kills itself inside a step (the answer never comes), or raises
+inside a step. A faulty worker is the normal worker with one command replaced
+in its own process (the test swaps the process target; spawn imports it from
+this module by name).
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core.errors import IllegalActionError
+from envs.core.workers import WorkerError
+from envs.vector import BatchedEnv, ProcessBatchedEnv, process, random_legal_actions
+
+ENV_ID = envs.available_env_ids()[0]
+KWARGS = dict(envs.get_env_module(ENV_ID).TEST_CONFIGURATIONS[0])
+FAULTY_SHARD_GAMES = 1  # 5 games over 3 workers: shards of 2, 1, 2 games; the first worker's is faulty
+FAULTY_FIRST_COPY = 2  # 5 bridge copies over 3 workers: groups [0, 1], [2, 3], [4]; the first worker's is faulty
+
+
+# ---------------------------------------------------------------------------- faulty worker targets (run in the child)
+def _fail_on_second(real, fault):
+    calls = []
+
+    def step(obj, data):
+        calls.append(1)
+        if len(calls) == 2:
+            fault()
+        return real(obj, data)
+    return step
+
+
+def _raise():
+    raise ZeroDivisionError("boom in a step")
+
+
+def _die():
+    os.kill(os.getpid(), signal.SIGKILL)
+
+
+def _vector_worker_raising(conn, env_id, num_games, env_kwargs):
+    if num_games == FAULTY_SHARD_GAMES:
+        process.COMMANDS["step"] = _fail_on_second(process.COMMANDS["step"], _raise)
+    process._worker(conn, env_id, num_games, env_kwargs)
+
+
+def _vector_worker_dying(conn, env_id, num_games, env_kwargs):
+    process.COMMANDS["step"] = _fail_on_second(process.COMMANDS["step"], _die)
+    process._worker(conn, env_id, num_games, env_kwargs)
+
+
+def _vector_worker_not_building(conn, env_id, num_games, env_kwargs):
+    if num_games == FAULTY_SHARD_GAMES:
+        env_kwargs = {**env_kwargs, "no_such_option": 1}
+    process._worker(conn, env_id, num_games, env_kwargs)
+
+
+def _bridge_worker_raising(conn, settings, copy_indices):
+    from training import worker
+
+    if copy_indices[0] == FAULTY_FIRST_COPY:
+        worker.COMMANDS["step"] = _fail_on_second(worker.COMMANDS["step"], _raise)
+    worker.worker_main(conn, settings, copy_indices)
+
+
+# ---------------------------------------------------------------------------- helpers
+@pytest.fixture
+def closing():
+    """Register envs (and their worker processes): closed, and every process made sure gone, even on failure."""
+    made: list = []
+
+    def add(venv):
+        made.append(venv)
+        return venv
+    yield add
+    for venv in made:
+        procs = _procs(venv)
+        venv.close()
+        for p in procs:
+            if p.exitcode is None:
+                p.kill()
+                p.join(5)
+
+
+def _procs(venv) -> list:
+    return [r.proc for r in getattr(venv, "_remotes", None) or getattr(venv, "_backends", []) if hasattr(r, "proc")]
+
+
+def _assert_gone(procs) -> None:
+    """Every process has exited and been reaped (no zombie: its pid no longer exists)."""
+    for p in procs:
+        assert p.exitcode is not None
+        with pytest.raises(ProcessLookupError):
+            os.kill(p.pid, 0)
+
+
+def _assert_closed_cleanly(venv, procs) -> None:
+    venv.close()
+    venv.close()  # twice: nothing happens
+    _assert_gone(procs)
+    with pytest.raises(RuntimeError, match="closed; build a new one"):
+        venv.reset()
+
+
+def _same(a, b) -> None:
+    for x, y in zip(a, b):
+        if isinstance(x, np.ndarray):
+            np.testing.assert_array_equal(x, y)
+
+
+# ---------------------------------------------------------------------------- ProcessBatchedEnv
+def test_a_worker_killed_between_steps_is_a_worker_error_and_the_env_refuses_until_rebuilt(closing):
+    venv = closing(ProcessBatchedEnv(ENV_ID, 5, workers=3, env_kwargs=KWARGS))
+    obs, masks, _ = venv.reset(seed=0)
+    procs = venv._procs
+    victim = procs[1]  # the last worker: the first one has already been sent the step when the send fails
+    os.kill(victim.pid, signal.SIGKILL)
+    victim.join(10)
+    acts = random_legal_actions(np.random.default_rng(0), masks)
+    with pytest.raises(WorkerError, match=rf"vector worker {victim.pid} died \(exit code -9, killed by SIGKILL\)") as e:
+        venv.step(acts)
+    assert e.value.died and e.value.pid == victim.pid and e.value.exitcode == -9
+    for call in (lambda: venv.step(acts), lambda: venv.reset(seed=0)):
+        with pytest.raises(WorkerError, match=rf"broken: vector worker {victim.pid} died .*build a new one"):
+            call()
+    _assert_closed_cleanly(venv, procs)
+    assert procs[0].exitcode == 0  # the live worker was closed, not killed (its pending answer was read)
+    with pytest.raises(RuntimeError, match="closed"):
+        venv.step(acts)
+
+
+def test_a_worker_that_dies_inside_a_step_is_a_worker_error_with_its_exit_code(closing, monkeypatch):
+    monkeypatch.setattr(process, "_worker", _vector_worker_dying)
+    venv = closing(ProcessBatchedEnv(ENV_ID, 2, workers=2, env_kwargs=KWARGS))
+    rng = np.random.default_rng(0)
+    obs, masks, _ = venv.reset(seed=0)
+    masks = venv.step(random_legal_actions(rng, masks))[1]
+    procs = venv._procs
+    with pytest.raises(WorkerError, match=rf"vector worker {procs[0].pid} died \(exit code -9, killed by SIGKILL\) "
+                                          r"before it answered"):
+        venv.step(random_legal_actions(rng, masks))
+    with pytest.raises(WorkerError, match="broken"):
+        venv.step(random_legal_actions(rng, masks))
+    _assert_closed_cleanly(venv, procs)
+
+
+def test_an_exception_in_a_worker_step_comes_back_and_every_other_answer_is_drained(closing, monkeypatch):
+    monkeypatch.setattr(process, "_worker", _vector_worker_raising)
+    venv = closing(ProcessBatchedEnv(ENV_ID, 5, workers=3, env_kwargs=KWARGS))
+    ref = BatchedEnv(ENV_ID, 5, KWARGS)
+    rng = np.random.default_rng(0)
+    masks = venv.reset(seed=0)[1]
+    masks = venv.step(random_legal_actions(rng, masks))[1]
+    faulty = venv._procs[0]  # shards 2, 1, 2: the first worker holds the one-game shard
+    with pytest.raises(WorkerError, match=rf"in vector worker {faulty.pid}: ZeroDivisionError: boom in a step\n"
+                                          r".*Traceback") as e:
+        venv.step(random_legal_actions(rng, masks))
+    assert not e.value.died and e.value.remote_type == "ZeroDivisionError" and faulty.exitcode is None
+    with pytest.raises(RuntimeError, match=r"last step failed \(WorkerError: .*ZeroDivisionError.*call reset\(\)"):
+        venv.step(random_legal_actions(rng, masks))
+    # a reset starts every game again; its answers are its own (no answer of the failed step was left unread)
+    a, b = ref.reset(seed=7), venv.reset(seed=7)
+    _same(a, b)
+    for _ in range(3):
+        acts = random_legal_actions(rng, a[1])
+        a, b = ref.step(acts), venv.step(acts)
+        _same(a, b)
+    _assert_closed_cleanly(venv, venv._procs)
+
+
+def test_an_exception_in_this_process_shard_is_raised_as_itself_once_the_workers_answered(closing, monkeypatch):
+    venv = closing(ProcessBatchedEnv(ENV_ID, 2, workers=2, env_kwargs=KWARGS))
+    ref = BatchedEnv(ENV_ID, 2, KWARGS)
+    masks = venv.reset(seed=0)[1]
+    monkeypatch.setattr(venv._local, "step", lambda actions: 1 / 0)
+    with pytest.raises(ZeroDivisionError):
+        venv.step(random_legal_actions(np.random.default_rng(0), masks))
+    monkeypatch.undo()
+    with pytest.raises(RuntimeError, match=r"last step failed \(ZeroDivisionError.*call reset\(\)"):
+        venv.step(random_legal_actions(np.random.default_rng(0), masks))
+    a, b = ref.reset(seed=4), venv.reset(seed=4)  # the worker's answer to the failed step was read then
+    _same(a, b)
+    acts = random_legal_actions(np.random.default_rng(1), a[1])
+    _same(ref.step(acts), venv.step(acts))
+
+
+def test_an_illegal_action_in_a_worker_shard_is_an_illegal_action_error_and_nothing_steps(closing):
+    venv = closing(ProcessBatchedEnv(ENV_ID, 4, workers=2, env_kwargs=KWARGS))
+    ref = BatchedEnv(ENV_ID, 4, KWARGS)
+    a, b = ref.reset(seed=3), venv.reset(seed=3)
+    _same(a, b)
+    acts = random_legal_actions(np.random.default_rng(0), b[1])
+    bad = acts.copy()
+    game, seat = 3, int(np.flatnonzero(venv.alive[3])[0])  # game 3 is in the worker's shard
+    bad[game, seat] = venv.n_actions + 5
+    with pytest.raises(IllegalActionError, match=rf"game 3, {venv.possible_agents[seat]}: .*out of range.*"
+                                                 r"no game was stepped"):
+        venv.step(bad)
+    _same(ref.step(acts), venv.step(acts))  # nothing had stepped, and the env steps on
+
+
+def test_a_worker_that_cannot_build_leaves_no_process_behind(monkeypatch):
+    import multiprocessing as mp
+
+    monkeypatch.setattr(process, "_worker", _vector_worker_not_building)
+    before = {p.pid for p in mp.active_children()}
+    try:
+        with pytest.raises(WorkerError, match=r"in vector worker \d+: ConfigError: .*no_such_option") as e:
+            ProcessBatchedEnv(ENV_ID, 5, workers=3, env_kwargs=KWARGS)  # the second worker builds fine
+        # checked while the error (and so the half-built env) is alive: no reliance on garbage collection
+        assert e.value.remote_type == "ConfigError"
+        assert [p for p in mp.active_children() if p.pid not in before] == []
+    finally:
+        for p in mp.active_children():
+            if p.pid not in before:
+                p.kill()
+                p.join(5)
+
+
+def test_bad_sizes_are_refused():
+    for kw, name in (({"num_games": 0}, "num_games"), ({"num_games": 2.5}, "num_games"),
+                     ({"num_games": 2, "workers": 0}, "workers"), ({"num_games": 2, "workers": True}, "workers")):
+        with pytest.raises(ValueError, match=rf"{name} must be an integer >= 1"):
+            ProcessBatchedEnv(ENV_ID, env_kwargs=KWARGS, **kw)
+    with ProcessBatchedEnv(ENV_ID, 2, workers=1, env_kwargs=KWARGS) as venv:
+        with pytest.raises(ValueError, match="non-negative"):
+            venv.reset(seed=[0, -1])
+        with pytest.raises(RuntimeError, match="reset"):  # the refused reset changed nothing
+            venv.step(np.zeros((2, venv.num_seats), dtype=int))
+
+
+# ---------------------------------------------------------------------------- the training bridge
+def _bridge(copies, workers):
+    pytest.importorskip("stable_baselines3")
+    from training.copies import BridgeSettings, RewardRule
+    from training.envspec import EnvSpec
+    from training.seating import SeatingRule
+    from training.vec_env import MultiAgentVecEnv
+
+    spec = EnvSpec.resolve(ENV_ID, KWARGS)
+    coop = spec.kind == "cooperative"
+    n = len(spec.make().possible_agents)
+    settings = BridgeSettings(spec, SeatingRule(n if coop else 1, "cycle", {"random": 1.0}, 3, 0.5), RewardRule(),
+                              coop, True, 0)
+    return MultiAgentVecEnv(settings, copies, workers)
+
+
+def _masked(venv, rng):
+    return np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
+
+
+def test_bridge_worker_killed_between_steps(closing):
+    venv = closing(_bridge(2, 2))
+    venv.reset()
+    procs = _procs(venv)
+    os.kill(procs[0].pid, signal.SIGKILL)
+    procs[0].join(10)
+    acts = _masked(venv, np.random.default_rng(0))
+    with pytest.raises(WorkerError, match=rf"bridge worker {procs[0].pid} died \(exit code -9, killed by SIGKILL\)"):
+        venv.step(acts)
+    for call in (lambda: venv.step(acts), venv.reset, venv.describe):
+        with pytest.raises(WorkerError, match="broken: bridge worker .* died"):
+            call()
+    _assert_closed_cleanly(venv, procs)
+
+
+def test_bridge_worker_exception_is_drained_and_stepping_waits_for_a_reset(closing, monkeypatch):
+    import training.vec_env
+
+    monkeypatch.setattr(training.vec_env, "worker_main", _bridge_worker_raising)
+    venv = closing(_bridge(5, 3))  # the first worker fails, the second answers after it
+    ref = closing(_bridge(5, 1))
+    rng = np.random.default_rng(0)
+    venv.reset()
+    venv.step(_masked(venv, rng))
+    faulty = _procs(venv)[0]
+    with pytest.raises(WorkerError, match=rf"in bridge worker {faulty.pid}: ZeroDivisionError: boom in a step"):
+        venv.step(_masked(venv, rng))
+    with pytest.raises(RuntimeError, match=r"last step failed .*call reset\(\)"):
+        venv.step(_masked(venv, rng))
+    for v in (ref, venv):
+        v.seed(5)
+    np.testing.assert_array_equal(ref.reset(), venv.reset())
+    for _ in range(3):
+        acts = _masked(ref, rng)
+        _same(ref.step(acts), venv.step(acts))
+    _assert_closed_cleanly(venv, _procs(venv))
+
+
+def test_bridge_refuses_an_illegal_action_before_anything_steps(closing):
+    venv = closing(_bridge(2, 2))
+    ref = _bridge(2, 1)
+    closing(ref)
+    for v in (ref, venv):
+        v.seed(3)
+        v.reset()
+    rng = np.random.default_rng(1)
+    acts = _masked(venv, rng)
+    n = venv.action_space.n
+    for bad_value, why in ((n + 3, "out of range"), (-1, "out of range")):
+        bad = acts.copy()
+        bad[-1] = bad_value  # the last slot: the worker's copy
+        with pytest.raises(IllegalActionError, match=rf"slot {len(acts) - 1} .*{why}.*no copy was stepped"):
+            venv.step(bad)
+    if not venv.action_masks()[-1].all():
+        bad = acts.copy()
+        bad[-1] = int(np.flatnonzero(~venv.action_masks()[-1])[0])
+        with pytest.raises(IllegalActionError, match="is not legal now"):
+            venv.step(bad)
+    with pytest.raises(ValueError, match="integers"):
+        venv.step(acts.astype(float))
+    for _ in range(3):  # nothing had stepped (no generator advanced either): both continue alike
+        _same(ref.step(acts), venv.step(acts))
+        acts = _masked(ref, rng)
