@@ -26,6 +26,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from envs.core.engine import NOOP, StepResult, TickEngine
+from envs.core.seeding import rng_from_dict, rng_to_dict
 from envs.wok_star.actions import build_action_table
 from envs.wok_star.cards import load_data
 from envs.wok_star.decisions import DecisionRules
@@ -35,6 +36,7 @@ from envs.wok_star.mask_tables import blank_masks
 from envs.wok_star.powers import PowerRules
 from envs.wok_star.public import PublicView, build_public_table
 from envs.wok_star.service import ServiceRules
+from envs.wok_star.snapshot import ALL_PHASES, check_config, check_state
 from envs.wok_star.timers import ticks_for
 
 PHASES = ("choose_character", "distribute", "third_die", "open", "wash", "closed", "goal_cubes", "prep", "over")
@@ -53,6 +55,9 @@ STATE_FIELDS = (
     "history", "log", "total_income", "close_reason", "service",
 )
 
+if set(PHASES) != set(ALL_PHASES):
+    raise AssertionError("envs/wok_star/snapshot.py must know every phase")
+
 
 check_events(load_data())
 
@@ -66,6 +71,7 @@ def _table_index(n: int) -> tuple[dict, list]:
 
 class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickEngine):
     ENGINE_NAME = "wok_star"
+    LOAD_BUILDS_FRESH_STATE = True  # snapshot.check_state returns fresh copies of every field
     SNAPSHOT_VERSION = 1
 
     # ------------------------------------------------------------------ construction
@@ -76,6 +82,11 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
     @classmethod
     def action_table(cls, config: Mapping[str, Any]):
         return build_action_table(int(config["players"]))
+
+    @classmethod
+    def check_config(cls, config: Mapping[str, Any]) -> None:
+        """A snapshot's config, checked before the core builds the engine from it (cached per config)."""
+        check_config(dict(config))
 
     def _init_common(self, config: dict, rng: np.random.Generator, tick: int) -> None:
         super()._init_common(config, rng, tick)
@@ -308,15 +319,32 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
     def state_dict(self) -> dict:
         return {f: copy.deepcopy(getattr(self, f)) for f in STATE_FIELDS}
 
-    def load_state_dict(self, state: dict) -> None:
-        missing = [f for f in STATE_FIELDS if f not in state]
-        if missing:
-            raise KeyError(f"state lacks {missing}")
+    def clone(self) -> "WokStarEngine":
+        """An independent deep copy (its own rng in the same state): ``from_dict(to_dict())`` without the
+        snapshot checks. A copy of a live engine is the same state, so there is nothing to check (and the
+        scenario tests clone tables built by hand that no game reaches); snapshots from anywhere else go
+        through ``from_dict``, which checks them (``load_state_dict``)."""
+        obj = type(self).__new__(type(self))
+        obj._init_common(copy.deepcopy(self.config), rng_from_dict(rng_to_dict(self.rng)), self.tick)
         for f in STATE_FIELDS:
-            setattr(self, f, copy.deepcopy(state[f]))
-        if self.phase not in PHASES:
-            raise ValueError(f"unknown phase {self.phase!r}")
-        if len(self.pool) != self.n or len(self.die_pip) != 5 * self.n or len(self.ing_level) != len(self.data.ingredients):
-            raise ValueError("state does not fit the player count")
+            setattr(obj, f, _copy_plain(getattr(self, f)))
+        obj._reset_transient()
+        obj.touch()
+        return obj
+
+    def load_state_dict(self, state: dict) -> None:
+        """Adopt a snapshot's state, after checking it fully (``envs/wok_star/snapshot.py``): a bad one
+        raises SnapshotError naming the field and leaves this engine exactly as it was. The checked
+        values are fresh copies, so nothing is shared with ``state``."""
+        fields = check_state(self, state, STATE_FIELDS)
+        for f in STATE_FIELDS:
+            setattr(self, f, fields[f])
         self._reset_transient()
         self.touch()
+
+
+def _copy_plain(value):
+    """A deep copy of plain state data (ints, bools, strings, and lists of them or of such lists)."""
+    if type(value) is list:
+        return [_copy_plain(x) for x in value] if any(type(x) is list for x in value) else value[:]
+    return value if isinstance(value, (int, float, str, type(None))) else copy.deepcopy(value)
