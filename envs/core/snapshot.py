@@ -45,8 +45,12 @@ class Checker:
         return SnapshotError(f"snapshot field {self.path(field)}: {allowed}, got {_show(value)}")
 
     # ------------------------------------------------------------------ scalars
+    # Each check first tries the common, well-formed case cheaply (``clone()`` of a planner goes
+    # through here); the full check and its message run only when something is wrong.
     def int(self, value: Any, field: str, low: int | None = None, high: int | None = None) -> int:
         """An integer (not a bool) in ``[low, high]``."""
+        if type(value) is int and (low is None or value >= low) and (high is None or value <= high):
+            return value
         if isinstance(value, bool) or not isinstance(value, numbers.Integral):
             raise self.fail(field, f"must be an integer{_range(low, high)}", value)
         v = int(value)
@@ -64,6 +68,8 @@ class Checker:
         return v
 
     def bool(self, value: Any, field: str) -> bool:
+        if value is True or value is False:
+            return value
         if not isinstance(value, bool):
             raise self.fail(field, "must be true or false", value)
         return value
@@ -89,6 +95,8 @@ class Checker:
     # ------------------------------------------------------------------ containers
     def dict(self, value: Any, field: str, keys: Iterable[str] | None = None, optional: Iterable[str] = ()) -> dict:
         """A dict with string keys; with ``keys``, exactly those keys (``optional`` ones may be absent)."""
+        if type(value) is dict and keys is not None and not optional and value.keys() == set(keys):
+            return dict(value)
         if not isinstance(value, Mapping) or not all(isinstance(k, str) for k in value):
             raise self.fail(field, "must be an object with string keys", value)
         if keys is not None:
@@ -105,6 +113,10 @@ class Checker:
     def list(self, value: Any, field: str, length: int | None = None, min_len: int = 0,
              max_len: int | None = None) -> list:
         """A list (a JSON array), of exactly ``length`` items or within ``[min_len, max_len]``."""
+        if type(value) is list:
+            k = len(value)
+            if (length is None or k == length) and k >= min_len and (max_len is None or k <= max_len):
+                return list(value)
         if not isinstance(value, (list, tuple)):
             raise self.fail(field, "must be a list", value)
         n = len(value)
@@ -118,6 +130,11 @@ class Checker:
     def int_list(self, value: Any, field: str, low: int | None = None, high: int | None = None,
                  length: int | None = None, min_len: int = 0, max_len: int | None = None,
                  unique: bool = False) -> list[int]:
+        if (type(value) is list and (length is None or len(value) == length) and len(value) >= min_len
+                and (max_len is None or len(value) <= max_len) and set(map(type, value)) <= _INT
+                and (not value or ((low is None or min(value) >= low) and (high is None or max(value) <= high)))
+                and (not unique or len(set(value)) == len(value))):
+            return list(value)
         items = self.list(value, field, length, min_len, max_len)
         out = [self.int(x, f"{field}[{i}]", low, high) for i, x in enumerate(items)]
         if unique:
@@ -125,6 +142,8 @@ class Checker:
         return out
 
     def bool_list(self, value: Any, field: str, length: int | None = None) -> list[bool]:
+        if type(value) is list and (length is None or len(value) == length) and set(map(type, value)) <= _BOOL:
+            return list(value)
         items = self.list(value, field, length)
         return [self.bool(x, f"{field}[{i}]") for i, x in enumerate(items)]
 
@@ -150,6 +169,9 @@ class Checker:
         """A consistency rule between fields: ``allowed`` says what must hold."""
         if not condition:
             raise self.fail(field, allowed, value)
+
+
+_INT, _BOOL = {int}, {bool}
 
 
 def _range(low: Any, high: Any) -> str:

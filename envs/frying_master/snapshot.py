@@ -91,59 +91,6 @@ _ORDER_KEYSET = frozenset(ORDER_KEYS)
 # ---------------------------------------------------------------------- fast typed checks
 
 
-class FastChecker(Checker):
-    """The core's :class:`~envs.core.snapshot.Checker` with a cheap first test of the common,
-    well-formed case (a plain ``int`` in range, a ``list`` of the right length, a ``dict`` with
-    exactly the keys); anything else goes to the core's check, which raises naming the field
-    and item (or normalises, e.g. a tuple to a list)."""
-
-    def int(self, value: Any, field: str, low: int | None = None, high: int | None = None) -> int:
-        if type(value) is int and (low is None or value >= low) and (high is None or value <= high):
-            return value
-        return super().int(value, field, low, high)
-
-    def bool(self, value: Any, field: str) -> bool:
-        if value is True or value is False:
-            return value
-        return super().bool(value, field)
-
-    def list(self, value: Any, field: str, length: int | None = None, min_len: int = 0,
-             max_len: int | None = None) -> list:
-        if type(value) is list:
-            k = len(value)
-            if (length is None or k == length) and k >= min_len and (max_len is None or k <= max_len):
-                return list(value)
-        return super().list(value, field, length, min_len, max_len)
-
-    def int_list(self, value: Any, field: str, low: int | None = None, high: int | None = None,
-                 length: int | None = None, min_len: int = 0, max_len: int | None = None,
-                 unique: bool = False) -> list[int]:
-        if low is not None and high is not None and not unique and _ints_ok(value, low, high, length, max_len) \
-                and len(value) >= min_len:
-            return list(value)
-        return super().int_list(value, field, low, high, length, min_len, max_len, unique)
-
-    def dict(self, value: Any, field: str, keys=None, optional=()) -> dict:
-        if type(value) is dict and keys is not None and not optional and len(value) == len(keys):
-            for k in keys:
-                if k not in value:
-                    break
-            else:
-                return value
-        return super().dict(value, field, keys, optional)
-
-
-def _ints_ok(value: Any, low: int, high: int, length: int | None = None, max_len: int | None = None) -> bool:
-    """``value`` is a list of plain ints in ``[low, high]`` of the given length (the fast test)."""
-    if type(value) is not list or (length is not None and len(value) != length) or (
-            max_len is not None and len(value) > max_len):
-        return False
-    for x in value:
-        if type(x) is not int or x < low or x > high:
-            return False
-    return True
-
-
 def _agent_list(v: Checker, value: Any, field: str, agents: Sequence[str]) -> list[str]:
     """Distinct agent names (at most one each)."""
     items = v.list(value, field, max_len=len(agents))
@@ -165,7 +112,7 @@ def _plate_id(v: Checker, value: Any, field: str, n_plates: int, null: bool = Fa
 
 
 def _plate_ids(v: Checker, value: Any, field: str, n_plates: int) -> list[int]:
-    if _ints_ok(value, 0, n_plates - 1, max_len=n_plates):
+    if type(value) is list and len(value) <= n_plates and all(type(x) is int and 0 <= x < n_plates for x in value):
         return list(value)
     items = v.list(value, field, max_len=n_plates)
     return [_plate_id(v, x, f"{field}[{i}]", n_plates) for i, x in enumerate(items)]
@@ -196,7 +143,7 @@ def check_config(config: Any, cat) -> None:
         key = tuple(sorted((k, type(x).__name__, x) for k, x in config.items() if type(k) is str))
         if len(key) == len(config) and key in _CONFIGS_OK:
             return
-    c = FastChecker("config")
+    c = Checker("config")
     c.dict(config, "", keys=CONFIG_KEYS, optional=CONFIG_OPTIONAL)
     c.choice(config["players"], "players", (2, 3, 4))
     c.str(config["mode"], "mode", ("drawn",) + cat.mode_ids)
@@ -259,7 +206,7 @@ def check_state(eng: "FryingMasterEngine", state: Any) -> dict:
 
     cat, config, agents, n = eng.cat, eng.config, eng.agents, eng.n
     check_config(config, cat)
-    v = FastChecker("state")
+    v = Checker("state")
     v.dict(state, "", keys=STATE_KEYS)
     F, P, M = eng.n_foods, len(cat.plates), len(cat.modes)
     S, capacity, to_end = eng.S, eng.capacity, eng.orders_to_end

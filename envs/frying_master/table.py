@@ -18,7 +18,8 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-from envs.frying_master.snapshot import FastChecker, check_table
+from envs.core.snapshot import Checker
+from envs.frying_master.snapshot import check_table
 
 
 class Table:
@@ -145,4 +146,4 @@ class Table:
         """Adopt a ``state_dict()``: checked first (:func:`envs.frying_master.snapshot.check_table`,
         ``SnapshotError`` naming the field), assigned only if all of it is good. The engine checks
         its table with the rest of its state, component totals included, and assigns it itself."""
-        self.up, self.down = check_table(FastChecker("table"), state, self.cat_of, len(self.down), field="")
+        self.up, self.down = check_table(Checker("table"), state, self.cat_of, len(self.down), field="")

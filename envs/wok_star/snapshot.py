@@ -209,29 +209,6 @@ class Fields(Checker):
     """:class:`Checker` with a fast path for the common case (a plain, valid value): the item-by-item
     checks and their messages run only when something is wrong, so loading stays cheap for ``clone()``."""
 
-    def dict(self, value, field, keys=None, optional=()):
-        if type(value) is dict and keys is not None and not optional and value.keys() == set(keys):
-            return dict(value)
-        return super().dict(value, field, keys, optional)
-
-    def int(self, value, field, low=None, high=None):
-        if type(value) is int and low is not None and high is not None and low <= value <= high:
-            return value
-        return super().int(value, field, low, high)
-
-    def int_list(self, value, field, low=None, high=None, length=None, min_len=0, max_len=None, unique=False):
-        if (type(value) is list and low is not None and high is not None and min_len == 0
-                and (length is None or len(value) == length) and (max_len is None or len(value) <= max_len)
-                and set(map(type, value)) <= _INT and (not value or low <= min(value) and max(value) <= high)
-                and (not unique or len(set(value)) == len(value))):
-            return list(value)
-        return super().int_list(value, field, low, high, length, min_len, max_len, unique)
-
-    def bool_list(self, value, field, length=None):
-        if type(value) is list and len(value) == length and set(map(type, value)) <= _BOOL:
-            return list(value)
-        return super().bool_list(value, field, length)
-
     def str_list(self, value, field, max_len):
         if type(value) is list and len(value) <= max_len and set(map(type, value)) <= _STR:
             return list(value)
@@ -252,7 +229,7 @@ class Fields(Checker):
         return out
 
 
-_INT, _BOOL, _STR = {int}, {bool}, {str}
+_INT, _STR = {int}, {str}
 
 
 def _served(v: Fields, value: Any, g: Rules) -> list[list[list[int]]]:
