@@ -19,6 +19,35 @@ Modules:
 
 __version__ = "0.1.0"
 
+#: import names of the ``train`` extra (pyproject.toml) -> their pip names
+TRAIN_EXTRA = {"yaml": "pyyaml", "torch": "torch", "stable_baselines3": "stable-baselines3",
+               "sb3_contrib": "sb3-contrib", "tensorboard": "tensorboard", "tqdm": "tqdm", "rich": "rich",
+               "matplotlib": "matplotlib"}
+INSTALL_HINT = "install the train extra: pip install -e '.[train]'"
+
+
+def missing_extra_message(error: ModuleNotFoundError) -> str | None:
+    """The one-line message for a missing module of the ``train`` extra (None for any other module)."""
+    root = (error.name or "").partition(".")[0]
+    if root not in TRAIN_EXTRA:
+        return None
+    return (f"python -m training needs the package {TRAIN_EXTRA[root]!r} (module {root!r} is not installed), "
+            f"part of the train extra; {INSTALL_HINT}")
+
+
+def require_modules(*names: str) -> None:
+    """Raise ModuleNotFoundError (named) unless each module of the train extra
+    can be imported; checked without importing, before a long command starts."""
+    import importlib.util
+
+    for name in names:
+        try:
+            found = importlib.util.find_spec(name) is not None
+        except (ImportError, ValueError):  # e.g. sys.modules[name] is None
+            found = False
+        if not found:
+            raise ModuleNotFoundError(f"No module named {name!r}", name=name)
+
 # Lazy exports (importing ``training`` stays cheap: no torch until used).
 _EXPORTS = {
     "MultiAgentVecEnv": "training.vec_env",
@@ -32,6 +61,7 @@ _EXPORTS = {
     "evaluate": "training.evaluation",
     "run_tournament": "training.tournament",
     "load_checkpoint": "training.checkpoints",
+    "load_policy": "training.policies",
     "CheckpointError": "training.checkpoints",
 }
 

@@ -9,7 +9,22 @@ import os
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
 
-from training.cli import main  # noqa: E402  (after the thread settings)
+
+def _run() -> int:
+    try:
+        from training.cli import main
+    except ModuleNotFoundError as e:  # without the train extra (pyyaml, torch, SB3, ...)
+        from training import missing_extra_message
+
+        message = missing_extra_message(e)
+        if message is None:
+            raise
+        import sys
+
+        print(f"error: {message}", file=sys.stderr)
+        return 2
+    return main()
+
 
 if __name__ == "__main__":  # guarded: spawned worker processes import this module too
-    raise SystemExit(main())
+    raise SystemExit(_run())

@@ -3,12 +3,15 @@
 Frozen snapshots of the learner (self-play opponents) and loaded checkpoints
 act through :class:`NumpyActor`: the policy network's weights copied out of
 torch. It needs no torch in worker processes, is several times faster than a
-torch forward pass for one observation, and pickles as plain arrays. Its
-logits match SB3's to float32 rounding (a test checks it).
+torch forward pass for one observation, and pickles as plain arrays (inside
+the process boundary only: on disk it is a plain ``.npz``, read with
+``allow_pickle=False`` and its shape chain checked). Its logits match SB3's to
+float32 rounding (a test checks it).
 """
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -21,17 +24,71 @@ _ACTIVATIONS = {
 }
 
 
+_LAYER_KEY = re.compile(r"[wb](0|[1-9][0-9]*)")
+
+
+def check_chain(weights: list, biases: list) -> None:
+    """Each weight 2-D ``(out, in)`` with ``in`` = the previous ``out``, each bias ``(out,)``;
+    the last pair is the head. Raises ValueError naming the first layer that does not fit."""
+    if not weights or len(weights) != len(biases):
+        raise ValueError("an actor needs a head and one bias per weight matrix")
+    prev = None
+    for i, (w, b) in enumerate(zip(weights, biases)):
+        name = "head" if i == len(weights) - 1 else f"layer {i}"
+        w_shape, b_shape = np.shape(w), np.shape(b)
+        if len(w_shape) != 2 or min(w_shape) < 1:
+            raise ValueError(f"actor {name}: weight shape {w_shape}; allowed: 2-D (out, in), both >= 1")
+        if b_shape != (w_shape[0],):
+            raise ValueError(f"actor {name}: bias shape {b_shape} does not match weight shape {w_shape} "
+                             f"(expected ({w_shape[0]},))")
+        if prev is not None and w_shape[1] != prev:
+            raise ValueError(f"actor {name}: takes {w_shape[1]} inputs but the previous layer gives {prev}")
+        prev = w_shape[0]
+
+
 class NumpyActor:
     """Masked categorical policy: MLP layers, then the action head."""
 
     def __init__(self, layers: list[tuple[np.ndarray, np.ndarray]], activation: str,
                  head: tuple[np.ndarray, np.ndarray]):
+        """``layers`` and ``head`` in torch's convention: weights ``(out, in)``, biases ``(out,)``.
+        The whole shape chain is checked (each layer's input = the previous
+        layer's output, the head's input = the last hidden size)."""
         if activation not in _ACTIVATIONS:
             raise ValueError(f"unsupported activation {activation!r}; supported: {sorted(_ACTIVATIONS)}")
-        self.layers = [(np.ascontiguousarray(w.T, dtype=np.float32), np.asarray(b, dtype=np.float32)) for w, b in layers]
+        check_chain([w for w, _ in layers] + [head[0]], [b for _, b in layers] + [head[1]])
+        self.layers = [(np.ascontiguousarray(np.asarray(w).T, dtype=np.float32), np.asarray(b, dtype=np.float32))
+                       for w, b in layers]
         self.activation = activation
         self._act = _ACTIVATIONS[activation]
-        self.head = (np.ascontiguousarray(head[0].T, dtype=np.float32), np.asarray(head[1], dtype=np.float32))
+        self.head = (np.ascontiguousarray(np.asarray(head[0]).T, dtype=np.float32), np.asarray(head[1], dtype=np.float32))
+
+    @property
+    def n_inputs(self) -> int:
+        return int((self.layers[0][0] if self.layers else self.head[0]).shape[0])
+
+    @property
+    def n_actions(self) -> int:
+        return int(self.head[0].shape[1])
+
+    @property
+    def hidden_sizes(self) -> list[int]:
+        return [int(w.shape[1]) for w, _ in self.layers]
+
+    def expect(self, n_inputs: int, n_actions: int, hidden: list[int] | None = None,
+               activation: str | None = None) -> None:
+        """Raise ValueError unless the network is ``n_inputs -> hidden -> n_actions`` with ``activation``."""
+        problems = []
+        if self.n_inputs != int(n_inputs):
+            problems.append(f"input size {self.n_inputs}, expected {int(n_inputs)} (the observation vector)")
+        if self.n_actions != int(n_actions):
+            problems.append(f"output size {self.n_actions}, expected {int(n_actions)} (the number of actions)")
+        if hidden is not None and self.hidden_sizes != [int(h) for h in hidden]:
+            problems.append(f"hidden sizes {self.hidden_sizes}, expected {[int(h) for h in hidden]}")
+        if activation is not None and self.activation.lower() != str(activation).lower():
+            problems.append(f"activation {self.activation!r}, expected {activation!r}")
+        if problems:
+            raise ValueError("the actor network does not fit: " + "; ".join(problems))
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -77,10 +134,30 @@ class NumpyActor:
 
     @classmethod
     def load_npz(cls, path) -> "NumpyActor":
+        """Read an export written by :meth:`save_npz`: numpy's own loader with
+        ``allow_pickle=False`` (an object array is refused, never unpickled),
+        exactly the keys ``w0, b0, ..., head_w, head_b, activation`` (no gap, no
+        extra), float arrays of finite values, a known activation and a
+        consistent shape chain; anything else is a ValueError saying what."""
         with np.load(path, allow_pickle=False) as z:
-            n = sum(1 for k in z.files if k.startswith("w"))
-            layers = [(z[f"w{i}"], z[f"b{i}"]) for i in range(n)]
-            return cls(layers, str(z["activation"]), (z["head_w"], z["head_b"]))
+            files = list(z.files)
+            n = len([k for k in files if _LAYER_KEY.fullmatch(k) and k.startswith("w")])
+            want = [f"{p}{i}" for i in range(n) for p in ("w", "b")] + ["head_w", "head_b", "activation"]
+            missing, extra = sorted(set(want) - set(files)), sorted(set(files) - set(want))
+            if missing or extra:
+                raise ValueError(f"actor arrays {sorted(files)}: missing {missing}, unexpected {extra}; allowed: "
+                                 f"w0, b0, ..., w<n-1>, b<n-1>, head_w, head_b, activation")
+            arrays = {k: z[k] for k in want}
+        act = arrays.pop("activation")
+        if act.shape != () or act.dtype.kind != "U":
+            raise ValueError(f"actor 'activation' must be one string, not an array of {act.dtype} {act.shape}")
+        for k, a in arrays.items():
+            if a.dtype.kind != "f":
+                raise ValueError(f"actor array {k!r} has dtype {a.dtype}; allowed: floating point")
+            if not np.isfinite(a).all():
+                raise ValueError(f"actor array {k!r} holds non-finite values (NaN or infinity)")
+        layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(n)]
+        return cls(layers, str(act), (arrays["head_w"], arrays["head_b"]))
 
     # ------------------------------------------------------------------ acting
     def logits(self, x: np.ndarray) -> np.ndarray:

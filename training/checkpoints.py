@@ -1,12 +1,29 @@
-"""Checkpoints: ``checkpoints/<game>/<name>/`` = ``model.zip`` + ``metadata.json``.
+"""Checkpoints: ``checkpoints/<game>/<name>/`` = ``metadata.json`` + ``model.zip`` + ``actor.npz``.
 
 ``metadata.json`` says what the model is for and how it was made (env id and
-version, env options, seats, observation and action shapes, algorithm and
-hyperparameters, timesteps, seed, package versions, evaluation summary) and
-holds the SHA-256 of ``model.zip``. Loading checks, before anything is
-unpickled:
+version, env options, seats, observation and action shapes, algorithm,
+hyperparameters and network, counters, seed, package versions, evaluation
+summary) and holds the SHA-256 of ``model.zip`` and ``actor.npz``.
 
-* the model file's hash (a changed or truncated file is a :class:`CheckpointError`);
+**Nothing from a checkpoint is ever unpickled or executed.** ``model.zip`` is
+written by SB3 (``model.save``), but never read back with ``MaskablePPO.load``
+(which unpickles its ``data`` entry with cloudpickle): :func:`load_checkpoint`
+rebuilds the MaskablePPO from the JSON metadata (hyperparameters, network,
+spaces from the env) and loads only its tensors, with SB3's ``set_parameters``
+path (``load_from_zip_file(load_data=False)``: the ``data`` entry is never
+decoded, every ``.pth`` goes through ``torch.load(..., weights_only=True)``);
+the counters (``num_timesteps``, updates, episodes) come from the metadata.
+Acting (:func:`load_actor`, every ``checkpoint:`` spec) reads only
+``actor.npz`` (numpy, ``allow_pickle=False``, the whole layer-shape chain
+checked against the metadata); a checkpoint without it is refused, there is no
+fallback to ``model.zip``.
+
+Loading checks, before any file is used:
+
+* the metadata's structure, and that every file it names is a plain name
+  inside the checkpoint directory (no ``/``, ``..``, absolute path, or symlink
+  leading out of it);
+* each file's hash (a changed or truncated file is a :class:`CheckpointError`);
 * the env: same env id, same seats, same observation size and bounds, same
   number of actions (otherwise :class:`CheckpointError`, naming what differs);
 * game options that differ but keep the shapes (e.g. another difficulty) and
@@ -14,9 +31,9 @@ unpickled:
   ``strict=True``): evaluating a policy out of its training distribution is a
   legitimate experiment, but never a silent one.
 
-``actor.npz`` is the policy network's actor exported to plain numpy arrays
-(also hashed): acting and evaluation use it, so worker processes need no
-torch; training and ``--resume`` use ``model.zip``.
+The checkpoints shipped with the project are listed, with the SHA-256 of their
+files, in ``checkpoints/MANIFEST.json`` (:func:`shipped_checkpoints`); other
+directories under ``checkpoints/`` are a user's own runs.
 
 Files are written to a temporary name and renamed, so an interrupted save
 never leaves a half-written checkpoint behind.
@@ -28,6 +45,7 @@ import hashlib
 import json
 import os
 import platform
+import re
 import time
 import warnings
 from pathlib import Path
@@ -44,12 +62,20 @@ FORMAT_VERSION = 1
 MODEL_FILE = "model.zip"
 ACTOR_FILE = "actor.npz"
 METADATA_FILE = "metadata.json"
+MANIFEST_FILE = "MANIFEST.json"
+MANIFEST_FORMAT = "kitchen-arena-shipped-checkpoints"
 REQUIRED_FIELDS = ("format", "format_version", "env_id", "env_config", "agents", "observation", "action_space",
                    "algorithm", "hyperparameters", "timesteps", "seed", "package_version", "model_file", "model_sha256")
+#: The torch state dicts a MaskablePPO ``model.zip`` holds (``.pth`` entries); nothing else is loaded from it.
+MODEL_PARAMS = ("policy", "policy.optimizer")
+ACTIVATIONS = {"tanh": "Tanh", "relu": "ReLU"}  # config name -> torch.nn class name
+_SHA256 = re.compile(r"[0-9a-f]{64}")
+PLAIN_NAME = ("a plain file name inside the checkpoint directory (no '/', '\\', ':', '..', absolute path, or "
+              "symlink leading out of it)")
 
 
 class CheckpointError(KitchenArenaError):
-    """A checkpoint that is missing, corrupt, or made for another env."""
+    """A checkpoint that is missing, corrupt, unsafe, or made for another env."""
 
 
 class CheckpointWarning(UserWarning):
@@ -83,6 +109,32 @@ def _atomic_write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+def _where(d: Path) -> str:
+    return f"checkpoint {str(d)!r}"
+
+
+# ---------------------------------------------------------------------- file names
+def contained_file(directory: str | Path, name: Any, what: str = "file") -> Path:
+    """``directory / name`` if ``name`` is a plain file name whose path (symlinks
+    followed) stays inside ``directory``; otherwise a CheckpointError."""
+    d = Path(directory)
+    ok = (isinstance(name, str) and name not in ("", ".", "..") and "/" not in name and "\\" not in name
+          and "\x00" not in name and not os.path.isabs(name) and Path(name).name == name and ":" not in name)
+    if not ok:
+        raise CheckpointError(f"{_where(d)}: {what} {name!r} is not allowed; allowed: {PLAIN_NAME}")
+    path = d / name
+    if path.is_symlink() or path.exists():
+        try:
+            inside = path.resolve(strict=False).parent == d.resolve(strict=False)
+        except (OSError, RuntimeError):  # a symlink loop
+            inside = False
+        if not inside:
+            raise CheckpointError(f"{_where(d)}: {what} {name!r} is a symlink leading out of the checkpoint "
+                                  f"directory; allowed: {PLAIN_NAME}")
+    return path
+
+
+# ---------------------------------------------------------------------- describing and saving
 def env_description(env_spec: EnvSpec, normalize: bool) -> dict[str, Any]:
     """The env facts a checkpoint is checked against."""
     env = env_spec.make()
@@ -100,11 +152,37 @@ def env_description(env_spec: EnvSpec, normalize: bool) -> dict[str, Any]:
     }
 
 
+def model_architecture(model: Any) -> dict:
+    """``{"net_arch": [...], "activation": "tanh" | "relu"}`` read from the model itself
+    (what :func:`load_checkpoint` rebuilds it from)."""
+    pk = dict(getattr(model, "policy_kwargs", None) or {})
+    net_arch = pk.get("net_arch")
+    if not isinstance(net_arch, (list, tuple)) or not net_arch or not all(isinstance(h, int) for h in net_arch):
+        raise ValueError(f"only MLP policies with net_arch = a list of layer sizes can be checkpointed, "
+                         f"not {net_arch!r}")
+    fn = pk.get("activation_fn")
+    cls_name = fn.__name__ if isinstance(fn, type) else "Tanh" if fn is None else repr(fn)
+    names = {v: k for k, v in ACTIVATIONS.items()}
+    if cls_name not in names:
+        raise ValueError(f"activation {cls_name} cannot be checkpointed; allowed: {sorted(names)}")
+    return {"net_arch": [int(h) for h in net_arch], "activation": names[cls_name]}
+
+
 def save_checkpoint(directory: str | Path, model: Any, env_spec: EnvSpec, *, normalize: bool,
                     hyperparameters: dict, policy_kwargs: dict, seed: int, complete: bool,
                     training_config: dict | None = None, evaluation: dict | None = None,
                     extra: dict | None = None) -> dict:
-    """Save ``model`` (a MaskablePPO) and its metadata; returns the metadata."""
+    """Save ``model`` (a MaskablePPO) and its metadata; returns the metadata.
+
+    ``policy_kwargs`` must describe the model's network (it is read back from the
+    model and a disagreement is a ValueError, since loading rebuilds the
+    network from the metadata)."""
+    arch = model_architecture(model)
+    given = {"net_arch": list((policy_kwargs or {}).get("net_arch", arch["net_arch"])),
+             "activation": (policy_kwargs or {}).get("activation", arch["activation"])}
+    if given != arch:
+        raise ValueError(f"save_checkpoint: policy_kwargs {policy_kwargs} do not describe the model's network {arch}")
+    _check_describes(model, hyperparameters, arch)  # before any file is written
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
     tmp_model = d / (MODEL_FILE + ".tmp.zip")
@@ -120,8 +198,10 @@ def save_checkpoint(directory: str | Path, model: Any, env_spec: EnvSpec, *, nor
     meta.update({
         "algorithm": type(model).__name__,
         "hyperparameters": hyperparameters,
-        "policy_kwargs": policy_kwargs,
+        "policy_kwargs": arch,
         "timesteps": int(model.num_timesteps),
+        "counters": {"num_timesteps": int(model.num_timesteps), "n_updates": int(getattr(model, "_n_updates", 0)),
+                     "episode_num": int(getattr(model, "_episode_num", 0))},
         "seed": seed,
         "complete": bool(complete),
         "versions": library_versions(),
@@ -139,25 +219,107 @@ def save_checkpoint(directory: str | Path, model: Any, env_spec: EnvSpec, *, nor
     return meta
 
 
+def _check_describes(model: Any, hyperparameters: dict, arch: dict) -> None:
+    """ValueError unless ``hyperparameters`` (validated like a config's ``algorithm``
+    section, defaults filled in) are the model's own: loading rebuilds the model from them."""
+    from envs.core.errors import ConfigError
+
+    from training.config import SCHEMA
+
+    try:
+        hyper = SCHEMA.keys["algorithm"].kind.resolve(hyperparameters, "algorithm")
+    except ConfigError as e:
+        raise ValueError(f"save_checkpoint: hyperparameters: {e}") from e
+    lr = model.learning_rate
+    have = {k: getattr(model, k, None) for k in ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda",
+                                                 "ent_coef", "vf_coef", "max_grad_norm", "target_kl",
+                                                 "normalize_advantage")}
+    have["clip_range"] = model.clip_range(1.0) if callable(model.clip_range) else model.clip_range
+    have["learning_rate"] = lr(1.0) if callable(lr) else lr
+    have["lr_schedule"] = "constant" if not callable(lr) or lr(0.5) == lr(1.0) else \
+        "linear" if lr(0.5) == have["learning_rate"] * 0.5 else "another schedule"
+    have.update(net_arch=arch["net_arch"], activation=arch["activation"])
+    diff = [f"{k}={hyper[k]!r} (given) vs {v!r} (the model)" for k, v in have.items() if hyper[k] != v]
+    if diff:
+        raise ValueError("save_checkpoint: the hyperparameters do not describe the model (loading rebuilds it "
+                         "from them; keys not given take the config defaults): " + "; ".join(diff))
+
+
 def update_metadata(directory: str | Path, **fields: Any) -> dict:
     """Change metadata fields (not the model) of an existing checkpoint."""
     d = Path(directory)
     meta = read_metadata(d)
     meta.update(fields)
+    _check_structure(d, meta)
     _atomic_write_text(d / METADATA_FILE, json.dumps(meta, indent=2) + "\n")
     return meta
 
 
+# ---------------------------------------------------------------------- reading and verifying
 def is_checkpoint(directory: str | Path) -> bool:
     return (Path(directory) / METADATA_FILE).is_file()
 
 
+def _is_int(x: Any, low: int = 0) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool) and x >= low
+
+
+def _check_structure(d: Path, meta: dict) -> None:
+    """The types of the fields loading relies on (a tampered or hand-edited
+    metadata file is refused with the field named, not a KeyError later)."""
+    problems = []
+
+    def need(ok: bool, field: str, allowed: str) -> None:
+        if not ok:
+            problems.append(f"{field} = {_short(meta, field)} (allowed: {allowed})")
+
+    need(isinstance(meta.get("env_id"), str) and bool(meta.get("env_id")), "env_id", "an env id")
+    need(isinstance(meta.get("env_config"), dict), "env_config", "a mapping of env options")
+    agents = meta.get("agents")
+    need(isinstance(agents, list) and bool(agents) and all(isinstance(a, str) for a in agents), "agents",
+         "a list of agent names")
+    obs = meta.get("observation")
+    if isinstance(obs, dict):
+        for k in ("raw_shape", "policy_shape"):
+            v = obs.get(k)
+            need(isinstance(v, list) and len(v) == 1 and _is_int(v[0], 1), f"observation.{k}", "[an integer >= 1]")
+        need(isinstance(obs.get("normalized", True), bool), "observation.normalized", "true or false")
+        need(isinstance(obs.get("bounds_sha256"), str), "observation.bounds_sha256", "a SHA-256 hex digest")
+    else:
+        need(False, "observation", "a mapping")
+    act = meta.get("action_space")
+    need(isinstance(act, dict) and _is_int(act.get("n"), 1), "action_space", '{"n": an integer >= 1}')
+    need(isinstance(meta.get("algorithm"), str), "algorithm", "'MaskablePPO'")
+    need(isinstance(meta.get("hyperparameters"), dict), "hyperparameters", "a mapping")
+    need(isinstance(meta.get("policy_kwargs", {}), dict), "policy_kwargs", "a mapping")
+    need(_is_int(meta.get("timesteps")), "timesteps", "an integer >= 0")
+    need(_is_int(meta.get("seed")) or meta.get("seed") is None, "seed", "an integer >= 0")
+    need(isinstance(meta.get("model_file"), str), "model_file", PLAIN_NAME)
+    need(isinstance(meta.get("model_sha256"), str) and bool(_SHA256.fullmatch(meta["model_sha256"])),
+         "model_sha256", "64 lower-case hex digits")
+    if meta.get("actor_file") is not None:
+        need(isinstance(meta.get("actor_file"), str), "actor_file", PLAIN_NAME)
+        need(isinstance(meta.get("actor_sha256"), str) and bool(_SHA256.fullmatch(meta.get("actor_sha256") or "")),
+             "actor_sha256", "64 lower-case hex digits")
+    if problems:
+        raise CheckpointError(f"{_where(d)}: {METADATA_FILE} is malformed: " + "; ".join(problems))
+
+
+def _short(meta: dict, field: str) -> str:
+    v: Any = meta
+    for part in field.split("."):
+        v = v.get(part) if isinstance(v, dict) else None
+    text = repr(v)
+    return text if len(text) <= 60 else text[:57] + "..."
+
+
 def read_metadata(directory: str | Path) -> dict:
-    """The metadata, with its format checked (no hash or env check)."""
+    """The metadata, with its format and structure checked (no hash or env check)."""
     d = Path(directory)
     if not d.is_dir():
-        raise CheckpointError(f"checkpoint {str(d)!r} does not exist (expected a directory with {MODEL_FILE} and {METADATA_FILE})")
-    path = d / METADATA_FILE
+        raise CheckpointError(f"checkpoint {str(d)!r} does not exist (expected a directory with {METADATA_FILE}, "
+                              f"{ACTOR_FILE} and {MODEL_FILE})")
+    path = contained_file(d, METADATA_FILE, "metadata file")
     if not path.is_file():
         raise CheckpointError(f"checkpoint {str(d)!r} has no {METADATA_FILE}")
     try:
@@ -172,26 +334,31 @@ def read_metadata(directory: str | Path) -> dict:
     missing = [k for k in REQUIRED_FIELDS if k not in meta]
     if missing:
         raise CheckpointError(f"checkpoint {str(d)!r}: metadata lacks {missing}")
+    _check_structure(d, meta)
     return meta
 
 
+def _verify_one(d: Path, what: str, name: str, recorded: str) -> Path:
+    path = contained_file(d, name, f"{what} file")
+    if not path.is_file():
+        raise CheckpointError(f"{_where(d)}: {what} file {name!r} is missing")
+    digest = sha256_of(path)
+    if digest != recorded:
+        raise CheckpointError(
+            f"{_where(d)}: {name} is corrupt or was modified: its SHA-256 is {digest[:16]}..., "
+            f"metadata.json records {str(recorded)[:16]}...; refusing to load it"
+        )
+    return path
+
+
 def verify_file(directory: str | Path, meta: dict | None = None) -> dict:
-    """Check the model file (and the actor export, if recorded) against their SHA-256."""
+    """Check the model file (and the actor export, if recorded): plain names
+    inside the directory, present, and matching their SHA-256."""
     d = Path(directory)
     meta = meta or read_metadata(d)
-    files = [("model", meta["model_file"], meta["model_sha256"])]
+    _verify_one(d, "model", meta["model_file"], meta["model_sha256"])
     if meta.get("actor_file"):
-        files.append(("actor", meta["actor_file"], meta.get("actor_sha256")))
-    for what, name, recorded in files:
-        path = d / name
-        if not path.is_file():
-            raise CheckpointError(f"checkpoint {str(d)!r}: {what} file {name!r} is missing")
-        digest = sha256_of(path)
-        if digest != recorded:
-            raise CheckpointError(
-                f"checkpoint {str(d)!r}: {name} is corrupt or was modified: its SHA-256 is {digest[:16]}..., "
-                f"metadata.json records {str(recorded)[:16]}...; refusing to load it"
-            )
+        _verify_one(d, "actor", meta["actor_file"], meta["actor_sha256"])
     return meta
 
 
@@ -209,6 +376,8 @@ def check_env(meta: dict, env_spec: EnvSpec, where: str = "", strict: bool = Fal
         hard.append(f"observation size {meta['observation']['raw_shape']} vs {have['observation']['raw_shape']}")
     elif meta["observation"].get("bounds_sha256") != have["observation"]["bounds_sha256"]:
         hard.append("observation layout (declared bounds differ: the env's encoding changed)")
+    elif list(meta["observation"]["policy_shape"]) != have["observation"]["policy_shape"]:
+        hard.append(f"policy input size {meta['observation']['policy_shape']} vs {have['observation']['policy_shape']}")
     if int(meta["action_space"]["n"]) != have["action_space"]["n"]:
         hard.append(f"number of actions {meta['action_space']['n']} vs {have['action_space']['n']}")
     trained = meta.get("env_config") or {}
@@ -233,56 +402,166 @@ def check_env(meta: dict, env_spec: EnvSpec, where: str = "", strict: bool = Fal
     return soft
 
 
+# ---------------------------------------------------------------------- rebuilding the model
+def model_settings(meta: dict, where: str = "checkpoint") -> tuple[dict, dict]:
+    """``(hyperparameters, architecture)`` of the metadata, validated: the
+    hyperparameters by the config schema's ``algorithm`` section, the network
+    as ``{"net_arch": [...], "activation": "tanh" | "relu"}``."""
+    from envs.core.errors import ConfigError
+
+    from training.config import SCHEMA
+
+    try:
+        hyper = SCHEMA.keys["algorithm"].kind.resolve(meta["hyperparameters"], "algorithm")
+    except ConfigError as e:
+        raise CheckpointError(f"{where}: metadata hyperparameters: {e}") from e
+    pk = meta.get("policy_kwargs") or {"net_arch": hyper["net_arch"], "activation": hyper["activation"]}
+    net_arch, activation = pk.get("net_arch"), pk.get("activation")
+    if (not isinstance(net_arch, list) or not net_arch or not all(_is_int(h, 1) for h in net_arch)
+            or activation not in ACTIVATIONS or set(pk) - {"net_arch", "activation"}):
+        raise CheckpointError(f"{where}: metadata policy_kwargs {pk!r} is not allowed; allowed: "
+                              f'{{"net_arch": a list of integers >= 1, "activation": one of {sorted(ACTIVATIONS)}}}')
+    if [int(h) for h in hyper["net_arch"]] != net_arch or hyper["activation"] != activation:
+        raise CheckpointError(f"{where}: metadata hyperparameters (net_arch {hyper['net_arch']}, activation "
+                              f"{hyper['activation']!r}) disagree with policy_kwargs {pk}")
+    return hyper, {"net_arch": list(net_arch), "activation": activation}
+
+
+def _counters(meta: dict, where: str) -> dict[str, int]:
+    c = meta.get("counters")
+    if c is None:  # written before counters were recorded
+        return {"num_timesteps": int(meta["timesteps"]), "n_updates": 0, "episode_num": 0}
+    keys = ("num_timesteps", "n_updates", "episode_num")
+    if not isinstance(c, dict) or set(c) != set(keys) or not all(_is_int(c[k]) for k in keys) \
+            or c["num_timesteps"] != meta["timesteps"]:
+        raise CheckpointError(f"{where}: metadata counters {c!r} are not allowed; allowed: {{num_timesteps: the "
+                              f"metadata's timesteps, n_updates: an integer >= 0, episode_num: an integer >= 0}}")
+    return {k: int(c[k]) for k in keys}
+
+
+def read_model_params(path: str | Path, device: str = "cpu", where: str = "checkpoint") -> dict:
+    """The torch state dicts of a MaskablePPO ``model.zip``, tensors only: SB3's
+    ``load_from_zip_file(load_data=False)`` (the pickled ``data`` entry is never
+    decoded; each ``.pth`` is read with ``torch.load(weights_only=True)``), and
+    exactly :data:`MODEL_PARAMS` are allowed."""
+    from stable_baselines3.common.save_util import load_from_zip_file
+
+    name = Path(path).name
+    try:
+        _, params, _ = load_from_zip_file(path, device=device, load_data=False)
+    except Exception as e:  # noqa: BLE001 - torch's weights-only refusal, a bad zip: all a bad file
+        raise CheckpointError(f"{where}: {name} does not load (tensors only): {type(e).__name__}: "
+                              f"{str(e).splitlines()[0] if str(e) else ''}") from e
+    if sorted(params) != sorted(MODEL_PARAMS):
+        raise CheckpointError(f"{where}: {name} holds the state dicts {sorted(params)}; allowed: exactly "
+                              f"{list(MODEL_PARAMS)}")
+    return params
+
+
 def load_checkpoint(directory: str | Path, env_spec: EnvSpec | None = None, strict: bool = False,
                     device: str = "cpu", env: Any = None):
     """Verified ``(model, metadata)``; ``env_spec`` defaults to the one recorded.
-    ``env`` (a VecEnv, possibly with another number of slots) is attached to
-    the model, as ``MaskablePPO.load(..., env=env)`` does."""
-    from sb3_contrib import MaskablePPO
 
+    The MaskablePPO is rebuilt from the metadata (hyperparameters, network, the
+    spaces of ``env_spec``'s encoder) and only tensors are loaded into it (see
+    :func:`read_model_params`); ``num_timesteps`` and the update and episode
+    counters come from the metadata. ``env`` (a VecEnv, possibly with another
+    number of slots) is attached to the model, as ``MaskablePPO.load(...,
+    env=env)`` does; its spaces must be the checkpoint's."""
     d = Path(directory)
+    where = _where(d)
     meta = verify_file(d)
     if meta["algorithm"] != "MaskablePPO":
-        raise CheckpointError(f"checkpoint {str(d)!r}: algorithm {meta['algorithm']!r} is not supported (MaskablePPO)")
+        raise CheckpointError(f"{where}: algorithm {meta['algorithm']!r} is not supported; allowed: 'MaskablePPO'")
     if env_spec is None:
         env_spec = EnvSpec.resolve(meta["env_id"], _trained_options(meta))
-    check_env(meta, env_spec, f"checkpoint {str(d)!r}", strict)
+    check_env(meta, env_spec, where, strict)
+    hyper, arch = model_settings(meta, where)
+    counters = _counters(meta, where)
+    params = read_model_params(d / meta["model_file"], device, where)
+    model = build_model(hyper, arch, env_spec, bool(meta["observation"].get("normalized", True)),
+                        seed=meta.get("seed"), device=device, env=env, where=where)
     try:
-        model = MaskablePPO.load(d / meta["model_file"], env=env, device=device)
-    except Exception as e:  # noqa: BLE001 - any failure to unpickle is a corrupt checkpoint
-        raise CheckpointError(f"checkpoint {str(d)!r}: {meta['model_file']} does not load: {type(e).__name__}: {e}") from e
-    want = tuple(meta["observation"]["policy_shape"])
-    if tuple(model.observation_space.shape) != want or int(model.action_space.n) != int(meta["action_space"]["n"]):
-        raise CheckpointError(
-            f"checkpoint {str(d)!r}: the model's spaces {model.observation_space.shape}/{model.action_space} "
-            f"disagree with its metadata {want}/{meta['action_space']['n']}"
-        )
+        model.set_parameters(params, exact_match=True, device=device)
+    except Exception as e:  # noqa: BLE001 - shapes or names that do not fit the network
+        raise CheckpointError(f"{where}: {meta['model_file']} does not fit the network the metadata describes "
+                              f"({arch}): {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
+    model.num_timesteps = counters["num_timesteps"]
+    model._n_updates = counters["n_updates"]
+    model._episode_num = counters["episode_num"]
     return model, meta
 
 
+def build_model(hyper: dict, arch: dict, env_spec: EnvSpec, normalize: bool, *, seed: int | None = None,
+                device: str = "cpu", env: Any = None, where: str = "checkpoint"):
+    """A fresh MaskablePPO with these (validated) hyperparameters and network, for
+    ``env_spec``'s observation encoding; attached to ``env`` if given."""
+    import torch.nn as nn
+    from gymnasium import spaces
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.utils import check_for_correct_spaces
+
+    encoder = SeatEncoder.for_env(env_spec.make(), normalize)
+    obs_space, act_space = encoder.space, spaces.Discrete(encoder.n_actions)
+    lr = hyper["learning_rate"]
+    schedule: Any = lr if hyper["lr_schedule"] == "constant" else (lambda progress, lr=lr: lr * progress)
+    kwargs = {k: hyper[k] for k in ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
+                                    "ent_coef", "vf_coef", "max_grad_norm", "target_kl", "normalize_advantage")}
+    policy_kwargs = {"net_arch": list(arch["net_arch"]), "activation_fn": getattr(nn, ACTIVATIONS[arch["activation"]])}
+    model = MaskablePPO("MlpPolicy", env, learning_rate=schedule, policy_kwargs=policy_kwargs, seed=seed,
+                        device=device, verbose=0, _init_setup_model=False, **kwargs)
+    if env is None:
+        model.observation_space, model.action_space, model.n_envs = obs_space, act_space, 1
+    else:
+        try:
+            check_for_correct_spaces(model.env, obs_space, act_space)
+        except ValueError as e:
+            raise CheckpointError(f"{where}: the env given does not fit the checkpoint: {e}") from e
+    model._setup_model()
+    return model
+
+
 def load_actor(directory: str | Path, env_spec: EnvSpec | None = None, strict: bool = False):
-    """Verified ``(NumpyActor, metadata)`` for acting, without torch when the
-    checkpoint holds its numpy export (``actor.npz``, written with the model)."""
+    """Verified ``(NumpyActor, metadata)`` for acting, from ``actor.npz`` only
+    (no torch, nothing unpickled); a checkpoint without it is refused."""
     from training.actor import NumpyActor
 
     d = Path(directory)
-    meta = verify_file(d)
+    where = _where(d)
+    meta = read_metadata(d)
     if not meta.get("actor_file"):
-        model, meta = load_checkpoint(d, env_spec, strict)
-        return NumpyActor.from_sb3_policy(model.policy), meta
+        raise CheckpointError(
+            f"{where} has no actor export (its metadata names no actor_file): acting reads only {ACTOR_FILE}, "
+            f"never {meta['model_file']}; write one with training.checkpoints.export_actor({str(d)!r})")
+    verify_file(d, meta)
     if env_spec is None:
         env_spec = trained_env_spec(meta)
-    check_env(meta, env_spec, f"checkpoint {str(d)!r}", strict)
+    check_env(meta, env_spec, where, strict)
     try:
         actor = NumpyActor.load_npz(d / meta["actor_file"])
     except Exception as e:  # noqa: BLE001
-        raise CheckpointError(f"checkpoint {str(d)!r}: {meta['actor_file']} does not load: {type(e).__name__}: {e}") from e
-    n_in = actor.layers[0][0].shape[0] if actor.layers else actor.head[0].shape[0]
-    if n_in != meta["observation"]["policy_shape"][0] or actor.head[0].shape[1] != int(meta["action_space"]["n"]):
-        raise CheckpointError(f"checkpoint {str(d)!r}: {meta['actor_file']} has shape {n_in} -> "
-                              f"{actor.head[0].shape[1]}, metadata says {meta['observation']['policy_shape']} -> "
-                              f"{meta['action_space']['n']}")
+        raise CheckpointError(f"{where}: {meta['actor_file']} does not load: {type(e).__name__}: {e}") from e
+    _, arch = model_settings(meta, where)
+    try:
+        actor.expect(meta["observation"]["policy_shape"][0], meta["action_space"]["n"], arch["net_arch"],
+                     ACTIVATIONS[arch["activation"]])
+    except ValueError as e:
+        raise CheckpointError(f"{where}: {meta['actor_file']}: {e} (from metadata.json)") from e
     return actor, meta
+
+
+def export_actor(directory: str | Path, device: str = "cpu") -> dict:
+    """Write ``actor.npz`` for a checkpoint that lacks it (from its tensors,
+    loaded as :func:`load_checkpoint` does) and record it in the metadata."""
+    from training.actor import NumpyActor
+
+    d = Path(directory)
+    model, meta = load_checkpoint(d, device=device)
+    path = contained_file(d, ACTOR_FILE, "actor file")
+    tmp = d / (ACTOR_FILE + ".tmp")
+    NumpyActor.from_sb3_policy(model.policy).save_npz(tmp)
+    os.replace(tmp, path)
+    return update_metadata(d, actor_file=ACTOR_FILE, actor_sha256=sha256_of(path))
 
 
 def _trained_options(meta: dict) -> dict:
@@ -292,3 +571,64 @@ def _trained_options(meta: dict) -> dict:
 
 def trained_env_spec(meta: dict) -> EnvSpec:
     return EnvSpec.resolve(meta["env_id"], _trained_options(meta)).compact()
+
+
+# ---------------------------------------------------------------------- shipped checkpoints
+def read_manifest(root: str | Path = "checkpoints") -> dict[str, dict[str, str]]:
+    """``{"<game>/<name>": {file name: SHA-256}}`` from ``root/MANIFEST.json``:
+    the checkpoints shipped with the project (other directories are users' runs)."""
+    r = Path(root)
+    path = r / MANIFEST_FILE
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError as e:
+        raise CheckpointError(f"{path} is missing (it lists the shipped checkpoints)") from e
+    except (json.JSONDecodeError, UnicodeDecodeError) as e:
+        raise CheckpointError(f"{path} is not valid JSON ({e})") from e
+    entries = data.get("checkpoints") if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT else None
+    if not isinstance(entries, dict):
+        raise CheckpointError(f"{path} is not a {MANIFEST_FORMAT} file with a 'checkpoints' mapping")
+    for name, files in entries.items():
+        parts = name.split("/") if isinstance(name, str) else []
+        if len(parts) != 2 or any(p in ("", ".", "..") or "\\" in p for p in parts):
+            raise CheckpointError(f"{path}: entry {name!r} is not allowed; allowed: '<game>/<name>' under {r}")
+        if not isinstance(files, dict) or METADATA_FILE not in files or not all(
+                isinstance(f, str) and isinstance(h, str) and _SHA256.fullmatch(h) for f, h in files.items()):
+            raise CheckpointError(f"{path}: entry {name!r} must map file names (metadata.json included) to "
+                                  f"SHA-256 digests")
+    return entries
+
+
+def shipped_checkpoints(root: str | Path = "checkpoints") -> list[Path]:
+    """The shipped checkpoint directories listed in ``root/MANIFEST.json``, in order."""
+    r = Path(root)
+    return [r / name for name in sorted(read_manifest(r))]
+
+
+def verify_shipped(root: str | Path, name: str) -> Path:
+    """Raise CheckpointError unless every file the manifest lists for ``name`` matches its SHA-256."""
+    r = Path(root)
+    files = read_manifest(r)[name]
+    d = r / name
+    for f, digest in files.items():
+        _verify_one(d, "shipped", f, digest)
+    return d
+
+
+def write_manifest(root: str | Path, names: list[str]) -> dict:
+    """(Re)write ``root/MANIFEST.json`` for the checkpoints ``names`` (``<game>/<name>``):
+    the SHA-256 of their metadata, actor and model files."""
+    r = Path(root)
+    entries = {}
+    for name in sorted(names):
+        d = r / name
+        meta = verify_file(d)
+        files = [METADATA_FILE, meta["model_file"]] + ([meta["actor_file"]] if meta.get("actor_file") else [])
+        entries[name] = {f: sha256_of(contained_file(d, f)) for f in files}
+    data = {"format": MANIFEST_FORMAT, "format_version": 1,
+            "about": "The checkpoints shipped with Kitchen Arena and the SHA-256 of their files; other directories "
+                     "here are users' own runs. Regenerate: python -c \"from training.checkpoints import "
+                     "write_manifest; write_manifest('checkpoints', [...])\"",
+            "checkpoints": entries}
+    _atomic_write_text(r / MANIFEST_FILE, json.dumps(data, indent=2) + "\n")
+    return data

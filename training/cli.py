@@ -10,28 +10,43 @@ from __future__ import annotations
 
 import argparse
 import json
+import math
 import re
 import sys
 import warnings
 from pathlib import Path
 
-import yaml
-
 import envs
 from envs.core.errors import KitchenArenaError
 
+from training import missing_extra_message
 from training.policies import SPEC_HELP
 
 EPILOG = f"policy specs: {SPEC_HELP}"
+#: seconds between the frames of ``watch`` when stdout is a terminal and --delay is not given
+WATCH_DELAY = 0.3
+
+
+def _yaml_value(text: str, what: str):
+    import yaml
+
+    from training.config import yaml_error_text, yaml_load
+
+    try:
+        return yaml_load(text) if text.strip() else ""
+    except yaml.YAMLError as e:
+        raise KitchenArenaError(f"{what}: the value {text!r} is not valid YAML ({yaml_error_text(e)})") from e
 
 
 def _kv(items: list[str], what: str) -> dict:
     out = {}
     for item in items or []:
         k, sep, v = item.partition("=")
-        if not sep or not k:
-            raise KitchenArenaError(f"{what} {item!r} is not KEY=VALUE")
-        out[k.strip()] = yaml.safe_load(v) if v.strip() else ""
+        if not sep or not k.strip():
+            raise KitchenArenaError(f"{what} {item!r} is not KEY=VALUE (e.g. {what} players=3)")
+        if k.strip() in out:
+            raise KitchenArenaError(f"{what} {item!r}: {k.strip()!r} is given twice; give each option once")
+        out[k.strip()] = _yaml_value(v, f"{what} {item!r}")
     return out
 
 
@@ -39,9 +54,15 @@ def _sweep(items: list[str]) -> dict:
     out = {}
     for item in items or []:
         k, sep, v = item.partition("=")
-        if not sep or not k or not v:
-            raise KitchenArenaError(f"--sweep {item!r} is not KEY=V1,V2,...")
-        out[k.strip()] = [yaml.safe_load(x) for x in v.split(",")]
+        if not sep or not k.strip() or not v.strip():
+            raise KitchenArenaError(f"--sweep {item!r} is not KEY=V1,V2,... (e.g. --sweep difficulty=mild,medium)")
+        if k.strip() in out:
+            raise KitchenArenaError(f"--sweep {item!r}: {k.strip()!r} is swept twice; "
+                                    f"list all its values in one --sweep")
+        values = [_yaml_value(x, f"--sweep {item!r}") for x in v.split(",")]
+        if len({json.dumps(x, sort_keys=True, default=str) for x in values}) != len(values):
+            raise KitchenArenaError(f"--sweep {item!r}: a value is listed twice; list each value once")
+        out[k.strip()] = values
     return out
 
 
@@ -53,36 +74,66 @@ def _env_spec(args, policy_specs: list[str] | None = None):
 
     options = _kv(args.env_set, "--env-set")
     if args.env:
-        return EnvSpec.resolve(args.env, options)
+        return _named("--env/--env-set", lambda: EnvSpec.resolve(args.env, options))
     for s in policy_specs or []:
         ps = parse_spec(s)
         if ps.kind == "checkpoint":
             meta = read_metadata(ps.path)
             trained = trained_env_spec(meta)
-            return EnvSpec.resolve(meta["env_id"], {**trained.options, **options})
+            return _named("--env-set" if options else f"the env of {s}",
+                          lambda: EnvSpec.resolve(meta["env_id"], {**trained.options, **options}))
     raise KitchenArenaError(f"--env is required (no checkpoint among the policies to take it from); "
                             f"present envs: {envs.available_env_ids()}")
 
 
+def _named(source: str, build):
+    """``build()``, an env's own ConfigError prefixed with the option's source."""
+    from envs.core.errors import ConfigError
+
+    try:
+        return build()
+    except ConfigError as e:
+        raise ConfigError(f"{source}: {e}") from e
+
+
+def _check_outputs(args) -> None:
+    """--json/--markdown can be written: checked before any game is played."""
+    for flag in ("json", "markdown"):
+        target = getattr(args, flag, None)
+        if target is None:
+            continue
+        p = Path(target)
+        if p.is_dir():
+            raise KitchenArenaError(f"--{flag} {target!r} is a directory; give a file name")
+        if not p.parent.is_dir():
+            raise KitchenArenaError(f"--{flag} {target!r}: the directory {str(p.parent)!r} does not exist")
+
+
 def _write_outputs(args, markdown: str, data: dict) -> None:
-    if getattr(args, "json", None):
-        Path(args.json).write_text(json.dumps(data, indent=2) + "\n", encoding="utf-8")
-        print(f"wrote {args.json}")
-    if getattr(args, "markdown", None):
-        Path(args.markdown).write_text(markdown + "\n", encoding="utf-8")
-        print(f"wrote {args.markdown}")
+    for flag, text in (("json", json.dumps(data, indent=2) + "\n"), ("markdown", markdown + "\n")):
+        target = getattr(args, flag, None)
+        if not target:
+            continue
+        try:
+            Path(target).write_text(text, encoding="utf-8")
+        except OSError as e:
+            raise KitchenArenaError(f"--{flag} {target!r} could not be written: {e.strerror or e}") from e
+        print(f"wrote {target}")
 
 
 # ---------------------------------------------------------------------- commands
 def cmd_train(args) -> int:
+    from training import require_modules
     from training.config import load_config, to_yaml
-    from training.trainer import train
+    from training.trainer import plan_run, train
 
-    cfg = load_config(args.config, args.set)
+    require_modules("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "rich", "matplotlib")
+    # every key, spec, checkpoint and sweep combination is checked here, errors named by their source
+    cfg = load_config(args.config, args.set, check=lambda c: plan_run(c, resume=args.resume))
     if args.quiet:
         cfg["training"]["progress_bar"] = False
     if args.dry_run:
-        plan = train(cfg, dry_run=True)
+        plan = train(cfg, resume=args.resume, overwrite=args.overwrite, dry_run=True)
         print(f"config: {cfg['_source']} (valid)")
         print(plan.describe())
         print("---")
@@ -93,16 +144,18 @@ def cmd_train(args) -> int:
 
 
 def cmd_evaluate(args) -> int:
-    from training.evaluation import markdown_table, summary_json
-    from training.trainer import run_evaluation
+    from training.evaluation import checkpoint_fit_error, markdown_table, outcome_extras, summary_json
+    from training.policies import make_policy
+    from training.trainer import run_evaluation, sweep_combinations
 
-    spec = _env_spec(args, [args.policy])
+    _check_outputs(args)
+    spec = _env_spec(args, [args.policy] + list(args.against or []))
     sweep = _sweep(args.sweep)
-    combos = [{}]
-    if sweep:
-        import itertools
-
-        combos = [dict(zip(sweep, vals)) for vals in itertools.product(*sweep.values())]
+    combos = sweep_combinations(sweep) or [{}]
+    specs = []
+    for c in combos:
+        label = ", ".join(f"{k}={v}" for k, v in c.items())
+        specs.append(_named(f"--sweep {label}", lambda c=c: spec.with_options(**c)) if c else spec)
     cooperative = spec.kind == "cooperative"
     lineups: list[str | None] = []
     if args.team:
@@ -110,10 +163,31 @@ def cmd_evaluate(args) -> int:
     lineups += list(args.against or [])
     if not lineups:
         lineups = [None, "heuristic"] if cooperative else ["random", "heuristic"]
-    plan = [(spec.with_options(**c) if c else spec, args.policy, o) for c in combos for o in lineups]
+    # Before any game: every policy is built for the requested env (a damaged
+    # checkpoint, or one that cannot play it, is an error); with --sweep, each
+    # checkpoint must be intact and play at least one combination.
+    policies = list(dict.fromkeys([args.policy] + [o for o in lineups if o is not None]))
+    if not sweep:
+        for p in policies:
+            make_policy(p, spec)
+    else:
+        misfits = [checkpoint_fit_error([args.policy], s) for s in specs]
+        if all(misfits):
+            raise KitchenArenaError(f"{args.policy} can play none of the --sweep combinations: "
+                                    + "; ".join(dict.fromkeys(misfits)))
+        for p in policies[1:]:
+            checkpoint_fit_error([p], specs[0])  # intact (raises if not)
+    extras = [x.strip() for x in (args.extras or "").split(",") if x.strip()]
+    if extras:
+        available = outcome_extras(spec, args.seed)
+        unknown = [x for x in extras if x not in available]
+        if unknown:
+            raise KitchenArenaError(f"--extras: {', '.join(map(repr, unknown))} not among the outcome() extras of "
+                                    f"{spec.env_id}; allowed: {', '.join(available) or 'none'}")
+    plan = [(s, args.policy, o) for s in specs for o in lineups]
     rows = run_evaluation(plan, args.games, args.seed, args.workers, not args.sample,
-                          log=lambda s: print(s, file=sys.stderr))
-    table = markdown_table(rows, [x for x in (args.extras or "").split(",") if x])
+                          log=lambda s: print(s, file=sys.stderr), sweep=bool(sweep))
+    table = markdown_table(rows, extras)
     print(f"\n{args.games} seeded games per row (seeds {args.seed}..{args.seed + args.games - 1}), seats rotated; "
           f"95% confidence intervals\n")
     print(table)
@@ -124,6 +198,7 @@ def cmd_evaluate(args) -> int:
 def cmd_tournament(args) -> int:
     from training.tournament import run_tournament
 
+    _check_outputs(args)
     spec = _env_spec(args, args.policies)
     result = run_tournament(spec, args.policies, args.games, args.seed, args.workers)
     md = result.markdown()
@@ -138,13 +213,23 @@ def cmd_watch(args) -> int:
 
     spec = _env_spec(args, args.policies)
     clear = False if args.no_clear else None
-    watch(spec, args.policies, args.seed, args.delay, clear, args.every, args.max_steps)
+    delay = args.delay
+    if delay is None:  # watchable in a terminal; no waiting when piped or captured
+        delay = WATCH_DELAY if sys.stdout.isatty() else 0.0
+    watch(spec, args.policies, args.seed, delay, clear, args.every, args.max_steps)
     return 0
 
 
 def cmd_list(args) -> int:
-    from training.checkpoints import CheckpointError, read_metadata
+    import yaml
 
+    from training.checkpoints import MANIFEST_FILE, CheckpointError, read_metadata, shipped_checkpoints
+    from training.config import yaml_error_text, yaml_load
+
+    for flag, folder in (("--configs", args.configs), ("--checkpoints", args.checkpoints)):
+        if not Path(folder).is_dir():
+            raise KitchenArenaError(f"list {flag} {folder!r}: no such directory (run from the project root, or "
+                                    f"give {flag} DIR)")
     print("environments:")
     present = envs.available_env_ids()
     for e in envs.ENV_IDS:
@@ -153,18 +238,26 @@ def cmd_list(args) -> int:
     print(f"configs ({cdir}):")
     for p in sorted(cdir.glob("*.yaml")):
         try:
-            env_id = (yaml.safe_load(p.read_text()) or {}).get("env", {}).get("id", "?")
-        except yaml.YAMLError:
-            env_id = "invalid YAML"
+            data = yaml_load(p.read_text(encoding="utf-8")) or {}
+            env_id = str(((data.get("env") or {}) if isinstance(data, dict) else {}).get("id", "?"))
+        except (yaml.YAMLError, UnicodeDecodeError, AttributeError) as e:
+            env_id = f"invalid YAML ({yaml_error_text(e)})"
         print(f"  {p.name:28s} {env_id}{'' if env_id in present else '  (env not present)'}")
     root = Path(args.checkpoints)
     print(f"checkpoints ({root}):")
+    shipped: set[Path] = set()
+    if (root / MANIFEST_FILE).is_file():
+        try:
+            shipped = {p.resolve() for p in shipped_checkpoints(root)}
+        except CheckpointError as e:
+            print(f"  (the list of shipped checkpoints is unreadable: {e})")
     for meta_path in sorted(root.glob("*/*/metadata.json")):
         d = meta_path.parent
         try:
             m = read_metadata(d)
             state = "complete" if m.get("complete") else "partial"
-            print(f"  {str(d):40s} {m['env_id']} {m['timesteps']:,} steps ({state})")
+            mark = ", shipped" if d.resolve() in shipped else ""
+            print(f"  {str(d):40s} {m['env_id']} {m['timesteps']:,} steps ({state}{mark})")
         except CheckpointError as e:
             print(f"  {str(d):40s} unreadable: {e}")
     return 0
@@ -173,9 +266,10 @@ def cmd_list(args) -> int:
 def cmd_bench(args) -> int:
     from training.bench import run_bench
     from training.config import load_config
+    from training.trainer import plan_run
 
-    cfg = load_config(args.config, args.set)
-    counts = [int(x) for x in args.workers.split(",")]
+    cfg = load_config(args.config, args.set, check=plan_run)
+    counts = args.workers
     print(f"{cfg['env']['id']} {cfg['env']['options']}: {cfg['training']['env_copies']} env copies, "
           f"{args.timesteps:,} learner steps per measurement")
     run_bench(cfg, counts, args.timesteps, args.repeat)
@@ -193,6 +287,9 @@ def cmd_schema(args) -> int:
         print(table)
         return 0
     path = Path(args.update)
+    if not path.is_file():
+        raise KitchenArenaError(f"schema --update {args.update!r}: no such file (the doc that holds the "
+                                f"config-schema block, e.g. docs/training.md)")
     text = path.read_text(encoding="utf-8")
     if not SCHEMA_BLOCK.search(text):
         raise KitchenArenaError(f"{path} has no config-schema block (<!-- BEGIN GENERATED: config-schema --> ...)")
@@ -202,6 +299,38 @@ def cmd_schema(args) -> int:
 
 
 # ---------------------------------------------------------------------- parser
+def _int_at_least(low: int, high: int | None = None):
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
+        if value < low or (high is not None and value > high):
+            allowed = f"an integer >= {low}" + (f" and <= {high}" if high is not None else "")
+            raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: {allowed}")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
+def _seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
+    if not math.isfinite(value) or value < 0:
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: a finite number of seconds >= 0")
+    return value
+
+
+def _counts(text: str) -> list[int]:
+    parse = _int_at_least(1, 64)
+    try:
+        return [parse(x.strip()) for x in text.split(",")]
+    except argparse.ArgumentTypeError as e:
+        raise argparse.ArgumentTypeError(f"{text!r}: {e} (comma-separated process counts, e.g. 1,2)") from None
+
+
 def _env_args(p: argparse.ArgumentParser) -> None:
     p.add_argument("--env", help=f"env id (default: the checkpoint's); one of {list(envs.ENV_IDS)}")
     p.add_argument("--env-set", action="append", default=[], metavar="KEY=VALUE",
@@ -231,9 +360,10 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--team", action="store_true", help="also a row with the policy in every seat")
     e.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2",
                    help="evaluate over several values of an env option (repeatable: all combinations)")
-    e.add_argument("--games", type=int, default=200, help="seeded games per row (default 200)")
-    e.add_argument("--seed", type=int, default=0, help="seed of the first game (game g uses seed+g)")
-    e.add_argument("--workers", type=int, default=2, help="processes playing games (default 2; 1 = this process only)")
+    e.add_argument("--games", type=_int_at_least(1), default=200, help="seeded games per row (default 200)")
+    e.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
+    e.add_argument("--workers", type=_int_at_least(1, 64), default=2,
+                   help="processes playing games (default 2; 1 = this process only)")
     e.add_argument("--extras", metavar="K1,K2", help="outcome() extras to show as columns (default: all; JSON has all)")
     e.add_argument("--sample", action="store_true", help="trained policies sample instead of playing their best action")
     e.add_argument("--json", help="write the figures to this JSON file")
@@ -243,9 +373,9 @@ def build_parser() -> argparse.ArgumentParser:
     r = sub.add_parser("tournament", help="round robin among policies, with Elo-scale ratings", epilog=EPILOG)
     r.add_argument("policies", nargs="+", help="two or more policy specs")
     _env_args(r)
-    r.add_argument("--games", type=int, default=200, help="seeded games per pairing (default 200)")
-    r.add_argument("--seed", type=int, default=0)
-    r.add_argument("--workers", type=int, default=2)
+    r.add_argument("--games", type=_int_at_least(1), default=200, help="seeded games per pairing (default 200)")
+    r.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
+    r.add_argument("--workers", type=_int_at_least(1, 64), default=2, help="processes playing games (default 2)")
     r.add_argument("--json", help="write ratings and pairwise scores to this JSON file")
     r.add_argument("--markdown", help="write the tables to this file")
     r.set_defaults(func=cmd_tournament)
@@ -253,10 +383,11 @@ def build_parser() -> argparse.ArgumentParser:
     w = sub.add_parser("watch", help="render a seeded game played by chosen policies", epilog=EPILOG)
     w.add_argument("policies", nargs="+", help="one spec for every seat, or one per seat in seat order")
     _env_args(w)
-    w.add_argument("--seed", type=int, default=0)
-    w.add_argument("--delay", type=float, default=0.0, help="seconds between frames")
-    w.add_argument("--every", type=int, default=1, help="draw every N steps")
-    w.add_argument("--max-steps", type=int, default=None)
+    w.add_argument("--seed", type=_int_at_least(0), default=0, help="the game's seed (default 0)")
+    w.add_argument("--delay", type=_seconds, default=None,
+                   help=f"seconds between frames (default {WATCH_DELAY} when stdout is a terminal, else 0)")
+    w.add_argument("--every", type=_int_at_least(1), default=1, help="draw every N steps")
+    w.add_argument("--max-steps", type=_int_at_least(0), default=None, help="stop after N steps")
     w.add_argument("--no-clear", action="store_true", help="never clear the screen between frames")
     w.set_defaults(func=cmd_watch)
 
@@ -268,9 +399,11 @@ def build_parser() -> argparse.ArgumentParser:
     b = sub.add_parser("bench", help="measure bridge and training steps/s per number of worker processes")
     b.add_argument("--config", help="YAML config (default: the embedded default)")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
-    b.add_argument("--workers", default="1,2", help="comma-separated counts of processes stepping copies (default 1,2)")
-    b.add_argument("--timesteps", type=int, default=20_000, help="learner steps per measurement")
-    b.add_argument("--repeat", type=int, default=1, help="measure each count this many times, interleaved")
+    b.add_argument("--workers", type=_counts, default=[1, 2],
+                   help="comma-separated counts of processes stepping copies (default 1,2)")
+    b.add_argument("--timesteps", type=_int_at_least(1), default=20_000, help="learner steps per measurement")
+    b.add_argument("--repeat", type=_int_at_least(1), default=1,
+                   help="measure each count this many times, interleaved")
     b.set_defaults(func=cmd_bench)
 
     s = sub.add_parser("schema", help="print the table of config keys (markdown)")
@@ -279,12 +412,53 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+class _Warnings:
+    """The warnings of one command: each shown once. A ``CheckpointWarning``
+    (a checkpoint used with env options or a package version it was not
+    trained with) is printed as one ``warning:`` line the first time its
+    message appears in the command, never more (the same checkpoint meets the
+    same env in every row, pairing and seat); other warnings as Python shows them."""
+
+    def __enter__(self):
+        from training.checkpoints import CheckpointWarning
+
+        self._cm = warnings.catch_warnings()
+        self._cm.__enter__()
+        warnings.simplefilter("default")
+        warnings.simplefilter("always", CheckpointWarning)  # never filtered by Python's registry: deduplicated here
+        seen: set[str] = set()
+        show = warnings.showwarning
+
+        def showwarning(message, category, filename, lineno, file=None, line=None):
+            if issubclass(category, CheckpointWarning):
+                text = " ".join(str(message).split())
+                if text not in seen:
+                    seen.add(text)
+                    print(f"warning: {text}", file=sys.stderr)
+                return
+            show(message, category, filename, lineno, file, line)
+
+        warnings.showwarning = showwarning
+        return self
+
+    def __exit__(self, *exc):
+        return self._cm.__exit__(*exc)
+
+
+def _error(text: str) -> int:
+    print("error: " + " ".join(text.split()), file=sys.stderr)  # always one line
+    return 2
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
-        with warnings.catch_warnings():
-            warnings.simplefilter("default")
+        with _Warnings():
             return args.func(args)
     except KitchenArenaError as e:  # ConfigError, CheckpointError, EnvUnavailableError, bad specs
-        print(f"error: {e}", file=sys.stderr)
-        return 2
+        return _error(str(e))
+    except ModuleNotFoundError as e:  # a module of the train extra, imported on first use
+        message = missing_extra_message(e)
+        if message is None:
+            raise
+        return _error(message)

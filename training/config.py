@@ -16,8 +16,10 @@ YAML (``--set training.total_timesteps=5e4``, ``--set seats.others={random: 1}``
 from __future__ import annotations
 
 import copy
+import re
+import warnings
 from pathlib import Path
-from typing import Any, Iterable, Mapping
+from typing import Any, Callable, Iterable, Mapping
 
 import yaml
 
@@ -125,7 +127,8 @@ SCHEMA = Section("config", {
         "against": Key(ListOf(Text(validator=spec_checker, description="a policy spec")), ["random", "heuristic"],
                        "opponents (competitive) or partners (cooperative cross-play) of the trained policy"),
         "baselines": Key(Flag(), True, "also evaluate the heuristic and random policies for reference"),
-        "sweep": Key(MapOf(ListOf(Either((Number(), Text(), Flag())), min_len=1), key_description="an env option"), {},
+        "sweep": Key(MapOf(ListOf(Either((Flag(), Number(integer=True), Number(), Text())), min_len=1),
+                           key_description="an env option"), {},
                      "env options to vary in the evaluation, e.g. {difficulty: [mild, medium]}"),
         "workers": Key(Number(integer=True, low=1, high=64), 2, "processes playing evaluation games (1: only the main process)"),
         "deterministic": Key(Flag(), True, "trained policy plays its most likely legal action"),
@@ -143,16 +146,49 @@ def default_config_text() -> str:
     return (Path(__file__).resolve().parent / "data" / DEFAULT_CONFIG_RESOURCE).read_text(encoding="utf-8")
 
 
+class StrictLoader(yaml.SafeLoader):
+    """PyYAML's safe loader, refusing a mapping that repeats a key (plain
+    PyYAML keeps the last one silently). Merge keys (``<<: *base``) still
+    work: keys written out override merged ones, as YAML says."""
+
+    def construct_mapping(self, node, deep=False):
+        if isinstance(node, yaml.MappingNode):
+            seen: dict = {}
+            for key_node, _ in node.value:
+                if key_node.tag == "tag:yaml.org,2002:merge":
+                    continue
+                key = self.construct_object(key_node, deep=True)
+                try:
+                    first = seen.get(key)
+                except TypeError:  # an unhashable key: the base constructor names it
+                    continue
+                if first is not None:
+                    raise yaml.constructor.ConstructorError(
+                        "while constructing a mapping", node.start_mark,
+                        f"found duplicate key {key!r} (first given on line {first.line + 1}); "
+                        f"each key may appear once per mapping", key_node.start_mark)
+                seen[key] = key_node.start_mark
+        return super().construct_mapping(node, deep=deep)
+
+
+def yaml_load(text: str) -> Any:
+    """YAML text -> data, with :class:`StrictLoader` (no duplicate keys)."""
+    return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - a SafeLoader subclass
+
+
 def parse_override(item: str) -> tuple[list[str], Any]:
     """``a.b.c=value`` -> (["a", "b", "c"], yaml-parsed value)."""
     key, sep, raw = item.partition("=")
     if not sep or not key.strip():
-        raise ConfigError(f"override {item!r} is not KEY=VALUE (e.g. training.total_timesteps=20000)")
+        raise ConfigError(f"--set {item!r}: not KEY=VALUE (e.g. --set training.total_timesteps=20000)")
     try:
-        value = yaml.safe_load(raw) if raw.strip() else ""
+        value = yaml_load(raw) if raw.strip() else ""
     except yaml.YAMLError as e:
-        raise ConfigError(f"override {item!r}: the value is not valid YAML ({e})") from e
-    return [p for p in key.strip().split(".")], value
+        raise ConfigError(f"--set {item!r}: the value is not valid YAML ({yaml_error_text(e)})") from e
+    path = key.strip().split(".")
+    if any(not p for p in path):
+        raise ConfigError(f"--set {item!r}: {key.strip()!r} is not a dotted key (e.g. training.seed)")
+    return path, value
 
 
 def apply_overrides(raw: dict, overrides: Iterable[str]) -> dict:
@@ -165,17 +201,26 @@ def apply_overrides(raw: dict, overrides: Iterable[str]) -> dict:
             if nxt is None:
                 nxt = node[p] = {}
             if not isinstance(nxt, dict):
-                raise ConfigError(f"override {item!r}: {p!r} is not a section")
+                raise ConfigError(f"--set {item!r}: {p!r} is not a section")
             node = nxt
         node[path[-1]] = value
     return out
 
 
+def yaml_error_text(e: Exception) -> str:
+    """A YAML error as one line: what is wrong and where (line, column)."""
+    if isinstance(e, yaml.MarkedYAMLError) and e.problem:
+        where = f"line {e.problem_mark.line + 1}, column {e.problem_mark.column + 1}: " if e.problem_mark else ""
+        context = f" ({e.context})" if e.context and "duplicate" not in e.problem else ""
+        return " ".join(f"{where}{e.problem}{context}".split())
+    return " ".join(str(e).split())
+
+
 def load_yaml_text(text: str, source: str) -> dict:
     try:
-        raw = yaml.safe_load(text)
+        raw = yaml_load(text)
     except yaml.YAMLError as e:
-        raise ConfigError(f"{source}: not valid YAML: {e}") from e
+        raise ConfigError(f"{source}: not valid YAML: {yaml_error_text(e)}") from e
     if raw is None:
         raw = {}
     if not isinstance(raw, dict):
@@ -183,9 +228,27 @@ def load_yaml_text(text: str, source: str) -> dict:
     return raw
 
 
+def _resolve(data: dict, source: str, path: str | Path | None, overrides: list[str],
+             check: Callable[[dict], None] | None) -> dict:
+    cfg = SCHEMA.resolve(data)
+    cfg["_source"] = source
+    cfg["_path"] = None if path is None else str(path)
+    cfg["_overrides"] = list(overrides)
+    if check is not None:
+        check(cfg)
+    return cfg
+
+
 def load_config(path: str | Path | None = None, overrides: Iterable[str] = (),
-                raw: Mapping[str, Any] | None = None) -> dict:
-    """The validated config: from ``raw``, a file, or the embedded default."""
+                raw: Mapping[str, Any] | None = None, check: Callable[[dict], None] | None = None) -> dict:
+    """The validated config: from ``raw``, a file, or the embedded default,
+    with ``overrides`` (``--set`` items) applied.
+
+    ``check(cfg)`` (e.g. :func:`training.trainer.check_config`) runs on the
+    resolved config. An error names its true source: the file (or the embedded
+    default) when the file alone has it, else the ``--set`` item that brought it.
+    """
+    overrides = list(overrides)
     if raw is not None:
         data, source = copy.deepcopy(dict(raw)), "config"
     elif path is None:
@@ -195,15 +258,30 @@ def load_config(path: str | Path | None = None, overrides: Iterable[str] = (),
         if not p.is_file():
             raise ConfigError(f"config file {str(p)!r} not found")
         data, source = load_yaml_text(p.read_text(encoding="utf-8"), str(p)), str(p)
-    data = apply_overrides(data, overrides)
+    final = apply_overrides(data, overrides)  # a malformed --set item names itself
     try:
-        cfg = SCHEMA.resolve(data)
+        return _resolve(final, source, path, overrides, check)
     except ConfigError as e:
-        raise ConfigError(f"{source}: {e}") from e
-    cfg["_source"] = source
-    cfg["_path"] = None if path is None else str(path)
-    cfg["_overrides"] = list(overrides)
-    return cfg
+        raise ConfigError(f"{_blame(data, overrides, str(e), source, path, check)}: {e}") from e
+
+
+def _blame(data: dict, overrides: list[str], message: str, source: str, path, check) -> str:
+    """Where an error comes from: the ``--set`` item that set the key the error
+    names (the last one, which wins); else where the error first appears: the
+    file alone, or after the i-th ``--set``."""
+    for item in reversed(overrides):
+        key = item.partition("=")[0].strip()
+        if key and re.search(rf"config key {re.escape(key)}(?![\w])", message):
+            return f"--set {item}"
+    for i in range(len(overrides) + 1):
+        try:
+            with warnings.catch_warnings():  # shown by the first attempt already
+                warnings.simplefilter("ignore")
+                _resolve(apply_overrides(data, overrides[:i]), source, path, overrides[:i], check)
+        except ConfigError as e:
+            if str(e) == message:
+                return source if i == 0 else f"--set {overrides[i - 1]}"
+    return f"{source} with " + " ".join(f"--set {o}" for o in overrides)
 
 
 def command_line(cfg: Mapping[str, Any], *extra: str) -> str:

@@ -26,6 +26,7 @@ import copy
 import json
 import math
 import multiprocessing as mp
+import warnings
 from dataclasses import dataclass, field
 from numbers import Real
 from typing import Any, Sequence
@@ -36,6 +37,7 @@ from envs.core.play import play_episode
 from envs.core.policy import Policy
 from envs.core.workers import one_blas_thread
 
+from training.checkpoints import CheckpointError, CheckpointWarning
 from training.envspec import EnvSpec
 from training.policies import ActorPolicy, PolicySpec, make_policy, parse_spec
 from training.stats import mean_ci, wilson
@@ -154,7 +156,11 @@ def play_games(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seed
 
 def _chunk_worker(args):
     env_spec, focus_spec, others_spec, seeds, deterministic = args
-    return play_games(env_spec, focus_spec, others_spec, seeds, deterministic)
+    with warnings.catch_warnings():
+        # the parent built these policies for this env first and showed their
+        # CheckpointWarnings (play_games_parallel); a worker would only repeat them
+        warnings.simplefilter("ignore", CheckpointWarning)
+        return play_games(env_spec, focus_spec, others_spec, seeds, deterministic)
 
 
 def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seeds: Sequence[int],
@@ -163,12 +169,46 @@ def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | N
     workers = min(int(workers), max(1, len(seeds) // 20))
     if workers <= 1:
         return play_games(env_spec, focus_spec, others_spec, seeds, deterministic)
+    # Build every trained policy here first: a checkpoint that is damaged or
+    # cannot play this env fails in this process, before any worker starts,
+    # and its CheckpointWarnings are shown here, once, not by every worker.
+    for spec in dict.fromkeys(s for s in (focus_spec, others_spec) if s is not None):
+        if parse_spec(spec).kind == "checkpoint":
+            make_policy(spec, env_spec)
     size = math.ceil(len(seeds) / workers)
     chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
     ctx = mp.get_context("spawn")
     with one_blas_thread(), ctx.Pool(len(chunks)) as pool:
         parts = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic) for c in chunks])
     return [g for part in parts for g in part]
+
+
+def checkpoint_fit_error(specs: Sequence[str | None], env_spec: EnvSpec) -> str | None:
+    """Why one of the checkpoints among ``specs`` cannot play ``env_spec``
+    (other seats, observation or actions; or a soft difference refused by
+    ``strict=true``), as the whole message; None if each of them fits. A
+    damaged or missing checkpoint raises its CheckpointError: that is not a
+    misfit of one env configuration."""
+    from training.checkpoints import check_env, read_metadata, verify_file
+
+    for s in specs:
+        if s is None or parse_spec(s).kind != "checkpoint":
+            continue
+        ps = parse_spec(s)
+        meta = verify_file(ps.path, read_metadata(ps.path))
+        try:
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore", CheckpointWarning)  # only the refusal matters here
+                check_env(meta, env_spec, f"checkpoint {ps.path!r}", ps.options.get("strict", False))
+        except CheckpointError as e:
+            return str(e)
+    return None
+
+
+def outcome_extras(env_spec: EnvSpec, seed: int = 0) -> list[str]:
+    """The extras an evaluation of ``env_spec`` reports (the numeric keys of
+    ``outcome()``, as :func:`summarize` names them), from one random game."""
+    return list(_extras_of(play_games(env_spec, "random", None, [int(seed)])[0]))
 
 
 def _jsonable(x: Any) -> Any:

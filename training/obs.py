@@ -13,11 +13,19 @@ The mask is not part of the vector: it reaches MaskablePPO through
 ``action_masks()`` (training) or the ``action_mask`` entry (acting).
 The encoding is stateless, so a checkpoint needs no running statistics; its
 metadata records the bounds' SHA-256 and loading refuses a changed layout.
+
+This vector, not ``obs["observation"]``, is what a checkpoint's SB3 model
+reads: ``model.predict(obs["observation"])`` fails on the shape (``n`` vs
+``n + P``), and would be wrong even if it did not (unscaled, no seat). Build it
+with :meth:`SeatEncoder.encode_observation` (or
+``training.policies.load_policy(DIR).model_input(obs, agent)``) and pass the
+mask as ``action_masks=obs["action_mask"].astype(bool)``.
 """
 
 from __future__ import annotations
 
 import hashlib
+from collections.abc import Mapping
 
 import numpy as np
 from gymnasium import spaces
@@ -65,6 +73,30 @@ class SeatEncoder:
 
     def encode_agent(self, obs: dict, agent: str) -> np.ndarray:
         return self.encode(obs["observation"], self.seat_of[agent])
+
+    def encode_observation(self, obs: dict, agent: str, where: str = "encoder") -> np.ndarray:
+        """The model input for ``agent``'s env observation, checked: ``obs`` is the
+        env's ``{"observation", "action_mask"}`` dict of the right size and
+        ``agent`` one of the seats (else a ValueError saying what is allowed)."""
+        if agent not in self.seat_of:
+            raise ValueError(f"{where}: unknown agent {agent!r}; allowed: one of {self.agents}")
+        x = self._entry(obs, "observation", self.obs_dim, where)
+        return self.encode(x, self.seat_of[agent])
+
+    def mask_of(self, obs: dict, where: str = "encoder") -> np.ndarray:
+        """``obs["action_mask"]`` as a boolean vector of the env's number of actions."""
+        return self._entry(obs, "action_mask", self.n_actions, where).astype(bool)
+
+    def _entry(self, obs: dict, key: str, size: int, where: str) -> np.ndarray:
+        if not isinstance(obs, Mapping) or key not in obs:
+            got = sorted(obs) if isinstance(obs, Mapping) else type(obs).__name__
+            raise ValueError(f"{where}: expected the env's observation dict with 'observation' and 'action_mask' "
+                             f"(one agent's entry of reset()/step()), got {got}")
+        a = np.asarray(obs[key])
+        if a.size != size:
+            raise ValueError(f"{where}: {key} has {a.size} entries; allowed: {size} (this env's "
+                             f"{'observation size' if key == 'observation' else 'number of actions'})")
+        return a.reshape(-1)
 
     def bounds_sha256(self) -> str:
         """Fingerprint of the declared observation bounds (layout changes alter it)."""

@@ -14,7 +14,15 @@ spec                               policy
 
 Every spec resolves to an :class:`envs.core.policy.Policy` (``act(observation,
 agent, env)``). Trained policies see the same flat vector as in training
-(:mod:`training.obs`) and act through :class:`~training.actor.NumpyActor`.
+(:mod:`training.obs`) and act through :class:`~training.actor.NumpyActor`,
+read from the checkpoint's ``actor.npz`` (nothing is unpickled).
+
+In one's own loop::
+
+    policy = load_policy("checkpoints/wok_star/main")
+    env = policy.env_spec.make()                     # the env and options it was trained with
+    action = policy.act(observation, agent)          # observation = the env's dict for that agent
+    x = policy.model_input(observation, agent)       # the vector SB3's model.predict expects
 """
 
 from __future__ import annotations
@@ -107,9 +115,10 @@ class ActorPolicy(Policy):
     """A trained network acting for any seat of one env (its seat in the one-hot)."""
 
     def __init__(self, actor: NumpyActor, encoder: SeatEncoder, deterministic: bool = True,
-                 name: str = "trained", seed: int | None = None):
+                 name: str = "trained", seed: int | None = None, env_spec: EnvSpec | None = None):
         self.actor = actor
         self.encoder = encoder
+        self.env_spec = env_spec  # the env it plays (a checkpoint's policy: the one it was loaded for)
         self.deterministic = deterministic
         self.name = name
         self.rng = make_rng(seed)
@@ -118,12 +127,18 @@ class ActorPolicy(Policy):
         if seed is not None:
             self.rng = make_rng(seed)
 
+    def model_input(self, observation: dict, agent: str) -> np.ndarray:
+        """The flat float32 vector the network reads for ``agent``'s env observation
+        (``{"observation", "action_mask"}``): what ``MaskablePPO.predict`` of the
+        same checkpoint expects (see :mod:`training.obs`)."""
+        return self.encoder.encode_observation(observation, agent, where=self.name)
+
     def act(self, observation: dict, agent: str, env: Any = None) -> int:
-        seat = self.encoder.seat_of.get(agent)
-        if seat is None:
-            raise ValueError(f"{self.name}: unknown agent {agent!r}; trained for seats {self.encoder.agents}")
-        x = self.encoder.encode(observation["observation"], seat)
-        return int(self.actor.act(x[None], observation["action_mask"][None], self.deterministic, self.rng)[0])
+        """The action for ``agent``: the most likely legal one (or a sample
+        from the masked distribution, with ``deterministic=False``)."""
+        x = self.model_input(observation, agent)
+        mask = self.encoder.mask_of(observation, where=self.name)
+        return int(self.actor.act(x[None], mask[None], self.deterministic, self.rng)[0])
 
     def act_batch(self, xs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions for already-encoded observations (used inside the vec env)."""
@@ -137,7 +152,32 @@ def load_checkpoint_policy(spec: PolicySpec, env_spec: EnvSpec | None = None) ->
     actor, meta = load_actor(spec.path, env_spec, strict=spec.options.get("strict", False))
     env_spec = env_spec or trained_env_spec(meta)
     encoder = SeatEncoder.for_env(env_spec.make(), bool(meta["observation"].get("normalized", True)))
-    return ActorPolicy(actor, encoder, spec.options.get("deterministic", True), name=spec.label)
+    return ActorPolicy(actor, encoder, spec.options.get("deterministic", True), name=spec.label, env_spec=env_spec)
+
+
+def load_policy(directory: str | os.PathLike, env: Any = None, *, deterministic: bool = True,
+                strict: bool = False, seed: int | None = None) -> ActorPolicy:
+    """A checkpoint as a policy for one's own loop: ``policy.act(observation, agent)``.
+
+    ``directory`` is a checkpoint directory (``checkpoints/<game>/<name>``);
+    ``env`` is the env it will play (an :class:`~training.envspec.EnvSpec`, an
+    env id string for that env's default options, or None for the env and
+    options it was trained with; ``policy.env_spec`` makes it). The
+    checkpoint is verified as every ``checkpoint:`` spec is (hashes, plain
+    file names, the env's layout; see :func:`training.checkpoints.load_actor`).
+    ``deterministic=False`` samples from the masked distribution with a
+    generator seeded by ``seed``."""
+    if isinstance(env, str):
+        env_spec: EnvSpec | None = EnvSpec.resolve(env)
+    elif env is None or isinstance(env, EnvSpec):
+        env_spec = env
+    else:
+        raise TypeError(f"load_policy: env must be an EnvSpec, an env id or None, not {type(env).__name__}")
+    spec = PolicySpec("checkpoint", str(directory), {"deterministic": bool(deterministic), "strict": bool(strict)},
+                      text=f"checkpoint:{directory}")
+    pol = load_checkpoint_policy(spec, env_spec)
+    pol.reset(seed)
+    return pol
 
 
 def make_policy(spec: str | PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> Policy:

@@ -11,6 +11,7 @@ so they cannot drift from the code.
 from __future__ import annotations
 
 import difflib
+import math
 import numbers
 import re
 from dataclasses import dataclass, field
@@ -62,14 +63,18 @@ class Number(Kind):
             value = float(value)  # PyYAML reads 5e4 (no dot) as a string
         if isinstance(value, bool) or not isinstance(value, numbers.Real):
             raise self.bad(value, path)
+        try:
+            finite = math.isfinite(value)
+        except OverflowError:  # an integer too large for a float
+            finite = False
+        if not finite:  # .inf, -.inf, .nan, 1e999
+            raise self.bad(value, path, "numbers must be finite")
         if self.integer:
             if isinstance(value, float) and not value.is_integer():
                 raise self.bad(value, path)
             value = int(value)
         else:
             value = float(value)
-            if value != value:
-                raise self.bad(value, path)
         if self.low is not None and (value < self.low or (self.low_exclusive and value == self.low)):
             raise self.bad(value, path)
         if self.high is not None and value > self.high:

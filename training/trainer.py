@@ -28,7 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
-from envs.core.errors import ConfigError
+from envs.core.errors import ConfigError, KitchenArenaError
 
 from training import checkpoints as ck
 from training.callbacks import (EpisodeStatsCallback, InterruptCallback, PeriodicSaveCallback, SelfPlayCallback,
@@ -36,8 +36,10 @@ from training.callbacks import (EpisodeStatsCallback, InterruptCallback, Periodi
 from training.config import command_line, public, to_yaml
 from training.copies import POOL, BridgeSettings, RewardRule
 from training.envspec import EnvSpec
-from training.evaluation import Row, evaluate, markdown_table, summary_json, unavailable_row
+from training.evaluation import (Row, checkpoint_fit_error, evaluate, markdown_table, outcome_extras, summary_json,
+                                 unavailable_row)
 from training.plotting import plot_curve, read_curve, write_curve
+from training.policies import make_policy
 from training.pretrain import pretrain
 from training.seating import SeatingRule
 
@@ -56,6 +58,8 @@ class RunPlan:
     checkpoint_dir: Path
     run_dir: Path
     settings: BridgeSettings
+    sweep: list[dict] = field(default_factory=list)        # the evaluation's env-option combinations
+    sweep_unplayable: dict[str, str] = field(default_factory=dict)  # combination label -> why the policy cannot
 
     @property
     def slots(self) -> int:
@@ -76,6 +80,11 @@ class RunPlan:
                                 + (f", then {p['dagger_rounds']} DAgger rounds of {p['dagger_steps']:,} samples"
                                    if p["dagger_rounds"] else "") if p["steps"] else "none"),
             f"timesteps    {t['total_timesteps']:,} (seed {t['seed']})",
+            f"evaluation   {self.cfg['evaluation']['games']} games per row"
+            + (f"; sweep over {len(self.sweep)} combination(s): " + ", ".join(_combo_label(c) for c in self.sweep)
+               if self.sweep else "")
+            + "".join(f"; the trained policy cannot play {k} ({v}): an n/a row"
+                      for k, v in self.sweep_unplayable.items()),
             f"checkpoint   {self.checkpoint_dir}",
             f"tensorboard  {self.run_dir}",
         ])
@@ -91,7 +100,29 @@ class TrainResult:
     table: str = ""
 
 
-def plan_run(cfg: dict) -> RunPlan:
+def _combo_label(combo: dict) -> str:
+    return ", ".join(f"{k}={v}" for k, v in combo.items()) or "defaults"
+
+
+def sweep_combinations(sweep: dict) -> list[dict]:
+    """Every combination of the swept env options (``[{}]``-free: empty when no sweep)."""
+    return [dict(zip(sweep, vals)) for vals in itertools.product(*sweep.values())] if sweep else []
+
+
+def _check_policy(spec: str, env_spec: EnvSpec, key: str) -> None:
+    """The spec resolves to a policy that can play ``env_spec`` (a checkpoint:
+    present, intact, made for this env); else ConfigError naming the key."""
+    try:
+        make_policy(spec, env_spec)
+    except KitchenArenaError as e:
+        raise ConfigError(f"config key {key}: {e}") from e
+
+
+def plan_run(cfg: dict, resume: bool = False) -> RunPlan:
+    """What ``cfg`` resolves to, with everything checked that can be checked
+    before training: the env and its options, every sweep combination, every
+    policy spec (checkpoints loaded and checked against the env), the seats,
+    the evaluation's extras and the device. Nothing is written."""
     env_spec = EnvSpec.resolve(cfg["env"]["id"], cfg["env"]["options"])
     cooperative = env_spec.kind == "cooperative"
     n_seats = len(env_spec.make().possible_agents)
@@ -122,9 +153,59 @@ def plan_run(cfg: dict) -> RunPlan:
                                                             t["loss_penalty"]),
                               cooperative, t["normalize_observations"], t["seed"])
     out = cfg["output"]
-    return RunPlan(cfg, env_spec, cooperative, n_seats, learners, reward_mode, uses_pool,
+    plan = RunPlan(cfg, env_spec, cooperative, n_seats, learners, reward_mode, uses_pool,
                    Path(out["checkpoints"]) / env_spec.game / cfg["name"], Path(out["runs"]) / env_spec.game / cfg["name"],
                    settings)
+    _check_plan(plan, resume)
+    return plan
+
+
+def _check_plan(plan: RunPlan, resume: bool) -> None:
+    cfg, env_spec = plan.cfg, plan.env_spec
+    # who plays: the other seats, the teacher (cloning runs only on a fresh run), the evaluation's line-ups
+    if plan.learners < plan.n_seats:
+        for k in plan.settings.seating.others:
+            if k != POOL:
+                _check_policy(k, env_spec, f"seats.others.{k}")
+    if cfg["pretrain"]["steps"] > 0 and not resume:
+        _check_policy(cfg["pretrain"]["teacher"], env_spec, "pretrain.teacher")
+    ev = cfg["evaluation"]
+    for i, o in enumerate(ev["against"]):
+        _check_policy(o, env_spec, f"evaluation.against[{i}]")
+    if ev["baselines"]:
+        _check_policy("heuristic", env_spec, "evaluation.baselines (the heuristic)")
+    # every sweep combination is a valid configuration of the env
+    plan.sweep = sweep_combinations(ev["sweep"])
+    base = ck.env_description(env_spec, cfg["training"]["normalize_observations"])
+    for combo in plan.sweep:
+        try:
+            spec = env_spec.with_options(**combo)
+        except KitchenArenaError as e:
+            raise ConfigError(f"config key evaluation.sweep: the combination {_combo_label(combo)} is not a valid "
+                              f"{env_spec.env_id} configuration: {e}") from e
+        have = ck.env_description(spec, cfg["training"]["normalize_observations"])
+        changed = [what for what, key in (("seats", "agents"), ("observation", "observation"),
+                                          ("actions", "action_space")) if have[key] != base[key]]
+        if changed:
+            plan.sweep_unplayable[_combo_label(combo)] = "its " + " and ".join(changed) + " differ from training"
+    if plan.sweep and len(plan.sweep_unplayable) == len(plan.sweep):
+        raise ConfigError(f"config key evaluation.sweep: the trained policy could play none of its combinations "
+                          f"({'; '.join(f'{k}: {v}' for k, v in plan.sweep_unplayable.items())}); sweep options "
+                          f"that keep the seats, observation and actions of {env_spec.label()}")
+    if ev["extras"]:
+        available = outcome_extras(env_spec, ev["seed"])
+        unknown = [k for k in ev["extras"] if k not in available]
+        if unknown:
+            raise ConfigError(f"config key evaluation.extras: {', '.join(map(repr, unknown))} "
+                              f"{'is not an' if len(unknown) == 1 else 'are not'} outcome() extra"
+                              f"{'' if len(unknown) == 1 else 's'} of {env_spec.env_id}; allowed: "
+                              f"{', '.join(available) or 'none (this game reports no extras)'}")
+    if cfg["training"]["device"] == "cuda":
+        import torch
+
+        if not torch.cuda.is_available():
+            raise ConfigError("config key training.device: 'cuda' is not allowed here: torch sees no CUDA device; "
+                              "allowed: 'cpu' or 'auto'")
 
 
 def _ppo_kwargs(cfg: dict) -> tuple[dict, dict]:
@@ -146,8 +227,7 @@ def evaluation_plan(cfg: dict, env_spec: EnvSpec, policy: str) -> list[tuple[Env
     then the baselines for reference."""
     ev = cfg["evaluation"]
     cooperative = env_spec.kind == "cooperative"
-    sweep = ev["sweep"]
-    combos = [dict(zip(sweep, vals)) for vals in itertools.product(*sweep.values())] if sweep else [{}]
+    combos = sweep_combinations(ev["sweep"]) or [{}]
     rows: list[tuple[EnvSpec, str, str | None]] = []
     for combo in combos:
         spec = env_spec.with_options(**combo) if combo else env_spec
@@ -164,15 +244,24 @@ def evaluation_plan(cfg: dict, env_spec: EnvSpec, policy: str) -> list[tuple[Env
 
 
 def run_evaluation(plan: list[tuple[EnvSpec, str, str | None]], games: int, seed: int, workers: int,
-                   deterministic: bool, log: Callable[[str], None] = print) -> list[Row]:
+                   deterministic: bool, log: Callable[[str], None] = print, sweep: bool = False) -> list[Row]:
+    """The rows of ``plan`` (env, policy, others).
+
+    A checkpoint that is missing or damaged, or cannot play a row's env, raises
+    :class:`~training.checkpoints.CheckpointError`, except, with ``sweep``
+    (the rows are combinations of swept env options), a checkpoint that
+    cannot play one combination (another player count changes its input size):
+    that row is an ``n/a`` row with the whole reason. CheckpointWarnings are
+    not filtered here (the command line shows each once)."""
     rows = []
     for spec, pol, others in plan:
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", ck.CheckpointWarning)
-                rows.append(evaluate(spec, pol, others, games, seed, workers, deterministic))
-        except ck.CheckpointError as e:
-            rows.append(unavailable_row(spec, pol, others, games, f"n/a: {str(e).split(': ', 1)[-1][:120]}"))
+            rows.append(evaluate(spec, pol, others, games, seed, workers, deterministic))
+        except ck.CheckpointError:
+            reason = checkpoint_fit_error([pol, others], spec) if sweep else None
+            if reason is None:  # not a misfit of this combination: a real failure
+                raise
+            rows.append(unavailable_row(spec, pol, others, games, f"n/a: {reason}"))
         log(f"  evaluated {rows[-1].policy} {rows[-1].lineup} on {spec.label()}")
     return rows
 
@@ -188,23 +277,81 @@ def _check_resume_config(meta: dict, cfg: dict) -> None:
                       "hyperparameters are kept", UserWarning, stacklevel=3)
 
 
+_REPO_CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
+
+
+def shipped_checkpoint_dirs(roots: list[Path]) -> dict[Path, Path]:
+    """Resolved directories of the shipped checkpoints -> the manifest that lists
+    them (``MANIFEST.json`` in each of ``roots`` that has one: the run's
+    ``output.checkpoints`` and the project's ``checkpoints/``;
+    :func:`training.checkpoints.shipped_checkpoints`)."""
+    out: dict[Path, Path] = {}
+    for root in dict.fromkeys(Path(r).resolve() for r in roots):
+        manifest = root / ck.MANIFEST_FILE
+        if manifest.is_file():
+            for d in ck.shipped_checkpoints(root):
+                out[Path(d).resolve()] = manifest
+    return out
+
+
+def _resume_meta(plan: RunPlan, resume: bool, overwrite: bool) -> dict | None:
+    """Check where the run would write, before anything is written: the
+    checkpoint's metadata when resuming, else None; ConfigError if refused."""
+    ckpt_dir = plan.checkpoint_dir
+    if resume and overwrite:
+        raise ConfigError("--resume and --overwrite contradict each other: --resume continues the checkpoint, "
+                          "--overwrite replaces it; pass one of them")
+    shipped = shipped_checkpoint_dirs([ckpt_dir.parent.parent, _REPO_CHECKPOINTS]).get(ckpt_dir.resolve())
+    exists = ck.is_checkpoint(ckpt_dir)
+    if resume:
+        if not exists:
+            raise ConfigError(f"--resume: no checkpoint at {ckpt_dir} to resume")
+        meta = ck.read_metadata(ckpt_dir)
+        _check_resume_config(meta, plan.cfg)
+        left = plan.cfg["training"]["total_timesteps"] - int(meta["timesteps"])
+        if left > 0 and shipped:
+            raise ConfigError(f"--resume: {ckpt_dir} is a shipped checkpoint (listed in {shipped}); training never "
+                              f"writes into it. To continue it, copy it under another name (cp -r {ckpt_dir} "
+                              f"{ckpt_dir.parent / 'mine'}) and resume that one: --set name=mine --resume")
+        return meta
+    if shipped:
+        raise ConfigError(f"checkpoint {ckpt_dir} is a shipped checkpoint (listed in {shipped}); training never "
+                          f"writes into it: choose another run name (--set name=...)")
+    if exists and not overwrite:
+        raise ConfigError(f"checkpoint {ckpt_dir} already exists; pass --resume to continue it, --overwrite to "
+                          f"replace it, or choose another run name (--set name=...)")
+    if not exists and ckpt_dir.is_dir() and any(ckpt_dir.iterdir()) and not overwrite:
+        raise ConfigError(f"{ckpt_dir} exists and is not a checkpoint (no {ck.METADATA_FILE}); remove it, pass "
+                          f"--overwrite, or choose another run name (--set name=...)")
+    return None
+
+
+def check_run(cfg: dict, resume: bool = False, overwrite: bool = False) -> tuple[RunPlan, dict | None]:
+    """Everything ``train`` checks before it writes anything: the plan
+    (:func:`plan_run`) and the destination (an existing or shipped
+    checkpoint, ``--resume``). Returns the plan and, when resuming, the
+    checkpoint's metadata."""
+    plan = plan_run(cfg, resume=resume)
+    return plan, _resume_meta(plan, resume, overwrite)
+
+
 def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: bool = False,
           log: Callable[[str], None] = print, extra_callbacks: list | None = None) -> TrainResult | RunPlan:
-    """Train as ``cfg`` says; returns the result (or the plan, with ``dry_run``)."""
-    plan = plan_run(cfg)
+    """Train as ``cfg`` says; returns the result (or the plan, with ``dry_run``).
+
+    Everything is checked (:func:`check_run`) before anything is written; a
+    refused run leaves no file behind. ``resume`` of a run with no steps left
+    changes nothing and says so."""
+    plan, resumed = check_run(cfg, resume, overwrite)
     if dry_run:
         return plan
     ckpt_dir, run_dir = plan.checkpoint_dir, plan.run_dir
-    exists = ck.is_checkpoint(ckpt_dir)
-    if resume and not exists:
-        raise ConfigError(f"--resume: no checkpoint at {ckpt_dir} to resume")
-    if exists and not resume and not overwrite:
-        raise ConfigError(f"checkpoint {ckpt_dir} already exists; pass --resume to continue it, --overwrite to "
-                          f"replace it, or choose another run name (--set name=...)")
-    if overwrite and not resume:
-        for p in (ckpt_dir, run_dir):
-            if p.is_dir():
-                shutil.rmtree(p)
+    if resumed is not None and int(resumed["timesteps"]) >= cfg["training"]["total_timesteps"]:
+        log(f"nothing to do: {ckpt_dir} already has {int(resumed['timesteps']):,} timesteps "
+            f"(training.total_timesteps is {cfg['training']['total_timesteps']:,}; "
+            f"{'complete' if resumed.get('complete') else 'not marked complete'}); nothing was changed. "
+            f"To train further, raise it: --set training.total_timesteps=N --resume")
+        return TrainResult(ckpt_dir, resumed, False, 0.0)
 
     import torch
     from sb3_contrib import MaskablePPO
@@ -222,16 +369,20 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     try:
         if resume:
             model, meta = ck.load_checkpoint(ckpt_dir, plan.env_spec, device=t["device"], env=venv)
-            _check_resume_config(meta, cfg)
             model.set_random_seed(t["seed"] + int(model.num_timesteps))
             log(f"resuming from {ckpt_dir} at {model.num_timesteps:,} timesteps")
         else:
             model = MaskablePPO("MlpPolicy", venv, seed=t["seed"], device=t["device"], verbose=0,
                                 policy_kwargs=policy_kwargs, **kwargs)
+        if overwrite:  # only now, with everything checked and built: the old run goes
+            for p in (ckpt_dir, run_dir):
+                if p.is_dir():
+                    shutil.rmtree(p)
         model.set_logger(configure(str(run_dir), ["tensorboard"]))
         stats = EpisodeStatsCallback()
-        hyper = dict(cfg["algorithm"])
+        hyper = ck.model_settings(meta)[0] if resume else dict(cfg["algorithm"])  # what the model was built with
         t0 = time.perf_counter()
+        earlier_seconds = float((resumed or {}).get("training_seconds") or 0.0)  # times add up across sessions
         pretrained = (meta.get("pretrain") if resume else None)
         if not resume and cfg["pretrain"]["steps"] > 0:
             try:
@@ -243,15 +394,19 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
         start_steps = int(model.num_timesteps)
 
         def save(complete: bool, evaluation: dict | None = None) -> dict:
-            return ck.save_checkpoint(
+            saved = ck.save_checkpoint(
                 ckpt_dir, model, plan.env_spec, normalize=t["normalize_observations"], hyperparameters=hyper,
-                policy_kwargs={"net_arch": list(cfg["algorithm"]["net_arch"]), "activation": cfg["algorithm"]["activation"]},
+                policy_kwargs={"net_arch": list(hyper["net_arch"]), "activation": hyper["activation"]},
                 seed=t["seed"], complete=complete, training_config=public(cfg), evaluation=evaluation,
                 extra={"description": cfg.get("description"), "learner_seats": plan.learners,
                        "reward": plan.reward_mode, "kind": "cooperative" if plan.cooperative else "competitive",
                        "pretrain": pretrained,
-                       "training_seconds": round(time.perf_counter() - t0, 1),
+                       "training_seconds": round(earlier_seconds + time.perf_counter() - t0, 1),
                        "steps_per_second": round((model.num_timesteps - start_steps) / max(1e-9, time.perf_counter() - t_ppo), 1)})
+            tmp = ckpt_dir / "config.yaml.tmp"
+            tmp.write_text(to_yaml(cfg), encoding="utf-8")
+            tmp.replace(ckpt_dir / "config.yaml")
+            return saved
 
         guard = SigintGuard()
         callbacks = [stats, InterruptCallback(guard)]
@@ -266,8 +421,6 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
             callbacks.append(ProgressBarCallback())
         callbacks += list(extra_callbacks or [])
         remaining = max(0, t["total_timesteps"] - int(model.num_timesteps))
-        ckpt_dir.mkdir(parents=True, exist_ok=True)
-        (ckpt_dir / "config.yaml").write_text(to_yaml(cfg), encoding="utf-8")
         with guard, warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*rich is experimental.*")
             if remaining:
@@ -297,7 +450,7 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     ev = cfg["evaluation"]
     log(f"evaluating ({ev['games']} games per row) ...")
     rows = run_evaluation(evaluation_plan(cfg, plan.env_spec, f"checkpoint:{ckpt_dir}"), ev["games"], ev["seed"],
-                          ev["workers"], ev["deterministic"], log)
+                          ev["workers"], ev["deterministic"], log, sweep=bool(ev["sweep"]))
     table = markdown_table(rows, ev["extras"])
     (ckpt_dir / "evaluation.md").write_text(
         f"# Evaluation of {ckpt_dir}\n\n{ev['games']} seeded games per row (seeds {ev['seed']}..), "

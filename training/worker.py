@@ -11,8 +11,11 @@ scripted teacher labels the learner seats: behaviour-cloning data), ``set_studen
 
 from __future__ import annotations
 
+import warnings
+
 from envs.core.workers import WorkerError, serve  # noqa: F401  (WorkerError: raised by the bridge)
 
+from training.checkpoints import CheckpointWarning
 from training.copies import BridgeSettings, CopyGroup
 
 
@@ -42,5 +45,8 @@ COMMANDS = {
 
 
 def worker_main(conn, settings: BridgeSettings, copy_indices: list[int]) -> None:
+    # The main process built these policies first (training.trainer.plan_run, the bridge's in-process
+    # group) and showed their CheckpointWarnings once; a worker would only repeat them.
+    warnings.simplefilter("ignore", CheckpointWarning)
     serve(conn, lambda: CopyGroup(settings, copy_indices), COMMANDS,
           hello=lambda g: (g.n_slots, g.encoder.size, g.encoder.n_actions))

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -160,3 +161,99 @@ def test_numpy_actor_matches_sb3_logits_and_masked_choice(activation):
     s2 = actor.act(x, masks, deterministic=False, rng=np.random.default_rng(3))
     np.testing.assert_array_equal(s1, s2)
     assert all(masks[i, a] for i, a in enumerate(s1))
+
+
+# ---------------------------------------------------------------------- a checkpoint in one's own loop
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def _section_python_blocks(path, heading: str) -> list[str]:
+    import re
+
+    text = path.read_text(encoding="utf-8")
+    assert f"\n{heading}\n" in text, f"{path.name} lacks the section {heading!r}"
+    section = text.split(f"\n{heading}\n", 1)[1].split("\n## ", 1)[0]
+    return re.findall(r"```python\n(.*?)```", section, re.S)
+
+
+def test_the_docs_snippets_for_a_checkpoint_in_ones_own_loop_run_as_written(monkeypatch, capsys):
+    """docs/training.md, "Using a checkpoint from Python": load_policy + act in a loop, then the raw SB3
+    model fed with model_input (the snippet asserts it agrees with policy.act)."""
+    torch.set_num_threads(1)
+    blocks = _section_python_blocks(ROOT / "docs" / "training.md", "## Using a checkpoint from Python")
+    assert len(blocks) == 2 and "load_policy(" in blocks[0] and "policy.act(obs[agent], agent)" in blocks[0]
+    assert "model_input(" in blocks[1] and "model.predict(x" in blocks[1]
+    monkeypatch.chdir(ROOT)
+    namespace = {"__name__": "__doc_snippet__"}
+    for i, code in enumerate(blocks):
+        exec(compile(code, f"docs/training.md (Using a checkpoint from Python, block {i + 1})", "exec"), namespace)
+    import ast
+
+    winners = ast.literal_eval(capsys.readouterr().out.strip())  # block 1 played a whole game and printed them
+    assert set(winners) <= set(namespace["env"].possible_agents)
+    assert isinstance(namespace["action"], np.ndarray) and namespace["x"].shape == namespace["model"].observation_space.shape
+
+
+def test_load_policy_acts_like_the_spec_and_builds_the_models_input(toy_checkpoint, toy_registry):
+    from training.policies import load_policy
+
+    spec = EnvSpec.resolve("toy_v0", {"players": 2})
+    policy = load_policy(toy_checkpoint)
+    same = make_policy(f"checkpoint:{toy_checkpoint}", spec)
+    model, _ = load_checkpoint(toy_checkpoint)
+    env = policy.env_spec.make()
+    assert policy.env_spec.env_id == "toy_v0"
+    obs, _ = env.reset(seed=2)
+    while env.agents:
+        actions = {}
+        for agent in env.agents:
+            x = policy.model_input(obs[agent], agent)
+            assert x.shape == model.observation_space.shape and x.dtype == np.float32
+            want, _ = model.predict(x, deterministic=True, action_masks=obs[agent]["action_mask"].astype(bool))
+            actions[agent] = policy.act(obs[agent], agent)
+            assert actions[agent] == int(want) == same.act(obs[agent], agent)
+        obs, *_ = env.step(actions)
+    sampled = [load_policy(toy_checkpoint, "toy_v0", deterministic=False, seed=5) for _ in range(2)]
+    obs, _ = env.reset(seed=3)
+    a = obs["p0"]
+    draws = [[p.act(a, "p0") for _ in range(30)] for p in sampled]
+    assert draws[0] == draws[1] and len(set(draws[0])) > 1  # seeded samples, not always the same action
+
+
+def test_model_input_says_what_it_expects(toy_checkpoint, toy_registry):
+    from training.policies import load_policy
+
+    policy = load_policy(toy_checkpoint)
+    obs, _ = policy.env_spec.make().reset(seed=0)
+    with pytest.raises(ValueError, match="unknown agent 'p7'; allowed: one of \\['p0', 'p1'\\]"):
+        policy.act(obs["p0"], "p7")
+    with pytest.raises(ValueError, match="expected the env's observation dict with 'observation' and 'action_mask'"):
+        policy.act(obs["p0"]["observation"], "p0")  # the raw vector instead of the agent's dict
+    with pytest.raises(ValueError, match="observation has 3 entries; allowed: 2"):
+        policy.model_input({**obs["p0"], "observation": np.zeros(3, np.float32)}, "p0")
+    with pytest.raises(ValueError, match="action_mask has 2 entries; allowed: 3"):
+        policy.act({**obs["p0"], "action_mask": np.ones(2, np.int8)}, "p0")
+    with pytest.raises(TypeError, match="env must be an EnvSpec, an env id or None"):
+        load_policy(toy_checkpoint, env=object())
+
+
+def test_save_refuses_hyperparameters_that_do_not_describe_the_model(toy_checkpoint, toy_registry, tmp_path):
+    """Loading rebuilds the model from the metadata, so the metadata must be the model's own."""
+    from training.checkpoints import save_checkpoint
+
+    model, meta = load_checkpoint(toy_checkpoint)
+    spec = EnvSpec.resolve("toy_v0", {"players": 2})
+    args = dict(normalize=True, policy_kwargs=meta["policy_kwargs"], seed=3, complete=True)
+    out = tmp_path / "out"
+    with pytest.raises(ValueError, match=r"n_steps=999 \(given\) vs 32 \(the model\)"):
+        save_checkpoint(out, model, spec, hyperparameters={**meta["hyperparameters"], "n_steps": 999}, **args)
+    with pytest.raises(ValueError, match="do not describe the model's network"):
+        save_checkpoint(out, model, spec, hyperparameters=meta["hyperparameters"],
+                        **{**args, "policy_kwargs": {"net_arch": [8], "activation": "tanh"}})
+    assert not out.exists()  # refused before anything was written
+    saved = save_checkpoint(out, model, spec, hyperparameters=meta["hyperparameters"], **args)
+    assert saved["counters"] == meta["counters"] and saved["policy_kwargs"] == {"net_arch": [16, 16],
+                                                                               "activation": "tanh"}
+    again, _ = load_checkpoint(out)
+    for a, b in zip(again.policy.state_dict().values(), model.policy.state_dict().values()):
+        assert torch.equal(a, b)

@@ -118,7 +118,7 @@ def test_cli_train_with_overrides_and_dry_run(toy_registry, tmp_path, capsys):
     assert main(["train", "--config", str(cfg), "--quiet", "--set", "name=cli"]) == 0
     assert (tmp_path / "checkpoints" / "toy" / "cli" / "metadata.json").is_file()
     assert main(["train", "--config", str(cfg), "--set", "trainig.seed=1"]) == 2
-    assert "unknown key 'trainig'" in capsys.readouterr().err
+    assert "error: --set trainig.seed=1: config: unknown key 'trainig'" in capsys.readouterr().err
 
 
 def test_unknown_policy_spec_is_a_clear_cli_error(toy_registry, capsys):
@@ -128,17 +128,21 @@ def test_unknown_policy_spec_is_a_clear_cli_error(toy_registry, capsys):
 
 
 def test_list_and_schema(capsys):
-    assert main(["list", "--configs", str(ROOT / "configs")]) == 0
+    assert main(["list", "--configs", str(ROOT / "configs"), "--checkpoints", str(ROOT / "checkpoints")]) == 0
     out = capsys.readouterr().out
     assert "wok_star_v0" in out and "configs" in out
+    assert main(["list", "--configs", str(ROOT / "no_such_folder")]) == 2
+    assert "error: list --configs" in capsys.readouterr().err
     assert main(["schema"]) == 0
     assert "`training.total_timesteps`" in capsys.readouterr().out
 
 
-def test_default_train_in_a_fresh_process_resolves_or_names_the_missing_env():
-    """`python -m training train` (the README's main job), validated without training."""
-    r = subprocess.run([sys.executable, "-m", "training", "train", "--dry-run"], cwd=ROOT, capture_output=True,
-                       text=True, timeout=120)
+def test_default_train_in_a_fresh_process_resolves_or_names_the_missing_env(tmp_path):
+    """`python -m training train` (the README's main job), validated without training (outputs pointed
+    at a temporary folder: --dry-run checks the destination too, and a user's own default run may exist)."""
+    r = subprocess.run([sys.executable, "-m", "training", "train", "--dry-run",
+                        "--set", f"output.checkpoints={tmp_path / 'ck'}", "--set", f"output.runs={tmp_path / 'runs'}"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
     if "wok_star_v0" in envs.available_env_ids():
         assert r.returncode == 0, r.stderr
         assert "wok_star_v0[players=2" in r.stdout

@@ -1,15 +1,21 @@
-"""Every shipped checkpoint under checkpoints/ loads against its env and plays legal actions.
+"""Every shipped checkpoint (listed in checkpoints/MANIFEST.json) loads against its env and plays legal actions.
 
-Loading verifies the metadata, both SHA-256 hashes and that the checkpoint fits
-the env as it is now (env id, seats, observation size and layout, number of
-actions): a game change that breaks a checkpoint fails here. Each checkpoint
-then plays a few seeded games in every seat of an env that raises on an
-illegal action. Learning quality is measured by ``python -m training
+Only the checkpoints the manifest lists are checked: a user's own run under
+``checkpoints/`` (an interrupted one included) is not a shipped checkpoint and
+cannot fail these tests. Each listed checkpoint's files must match the
+manifest's SHA-256 (a shipped checkpoint does not change by accident; after a
+deliberate change, ``training.checkpoints.write_manifest`` rewrites it).
+Loading verifies the metadata, both SHA-256 hashes and that the checkpoint
+fits the env as it is now (env id, seats, observation size and layout, number
+of actions): a game change that breaks a checkpoint fails here. Each
+checkpoint then plays a few seeded games in every seat of an env that raises
+on an illegal action. Learning quality is measured by ``python -m training
 evaluate`` (checkpoints/README.md), not here.
 """
 
 from __future__ import annotations
 
+import json
 import warnings
 from pathlib import Path
 
@@ -17,18 +23,14 @@ import pytest
 
 import envs
 from envs.core.play import play_episode
-from training.checkpoints import CheckpointWarning, load_actor, read_metadata, trained_env_spec
+from training.checkpoints import (CheckpointWarning, load_actor, read_manifest, read_metadata, shipped_checkpoints,
+                                  trained_env_spec, verify_shipped)
 from training.policies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]
-SHIPPED = sorted(p.parent for p in (ROOT / "checkpoints").glob("*/*/metadata.json"))
+CHECKPOINTS = ROOT / "checkpoints"
+SHIPPED = shipped_checkpoints(CHECKPOINTS)
 GAMES = 3
-
-
-def test_every_present_game_ships_a_main_checkpoint():
-    games = {EnvGame(eid) for eid in envs.available_env_ids()}
-    shipped = {p.parent.name for p in SHIPPED if p.name == "main"}
-    assert games <= shipped, f"no checkpoints/<game>/main for {sorted(games - shipped)}"
 
 
 def EnvGame(env_id: str) -> str:
@@ -36,8 +38,19 @@ def EnvGame(env_id: str) -> str:
     return base if base and ver.isdigit() else env_id
 
 
+def test_every_present_game_ships_a_main_checkpoint():
+    games = {EnvGame(eid) for eid in envs.available_env_ids()}
+    shipped = {p.parent.name for p in SHIPPED if p.name == "main"}
+    assert games <= shipped, f"no checkpoints/<game>/main listed in checkpoints/MANIFEST.json for {sorted(games - shipped)}"
+    for p in SHIPPED:  # and each is the checkpoint of the game its directory names
+        assert EnvGame(read_metadata(p)["env_id"]) == p.parent.name
+
+
 @pytest.mark.parametrize("directory", SHIPPED, ids=[f"{p.parent.name}/{p.name}" for p in SHIPPED])
-def test_shipped_checkpoint_loads_and_plays_only_legal_actions(directory):
+def test_shipped_checkpoint_is_unchanged_loads_and_plays_only_legal_actions(directory):
+    name = f"{directory.parent.name}/{directory.name}"
+    verify_shipped(CHECKPOINTS, name)  # metadata.json, model.zip, actor.npz as the manifest records them
+    assert set(read_manifest(CHECKPOINTS)[name]) >= {"metadata.json", "model.zip", "actor.npz"}
     meta = read_metadata(directory)
     assert meta["complete"], "a shipped checkpoint is a finished run"
     assert meta["evaluation"] and meta["evaluation"]["rows"], "a shipped checkpoint carries its evaluation summary"
@@ -52,3 +65,24 @@ def test_shipped_checkpoint_loads_and_plays_only_legal_actions(directory):
         assert result.terminated or result.truncated
         assert result.steps > 0
     env.close()
+
+
+def test_a_users_interrupted_run_under_checkpoints_is_not_a_shipped_checkpoint(tmp_path):
+    """The manifest, not a glob of checkpoints/*/*, says what is shipped: an
+    unfinished run of one's own beside the shipped ones is left out."""
+    import shutil
+
+    root = tmp_path / "checkpoints"
+    shipped = SHIPPED[0]
+    name = f"{shipped.parent.name}/{shipped.name}"
+    shutil.copytree(shipped, root / name)
+    (root / "MANIFEST.json").write_text(json.dumps(
+        {**json.loads((CHECKPOINTS / "MANIFEST.json").read_text()),
+         "checkpoints": {name: read_manifest(CHECKPOINTS)[name]}}))
+    mine = root / shipped.parent.name / "mine"
+    shutil.copytree(shipped, mine)
+    meta = json.loads((mine / "metadata.json").read_text())
+    meta.update(complete=False, evaluation=None)  # what Ctrl-C leaves behind
+    (mine / "metadata.json").write_text(json.dumps(meta))
+    assert shipped_checkpoints(root) == [root / name]
+    verify_shipped(root, name)

@@ -31,7 +31,7 @@ def test_trained_run_writes_every_output(toy_checkpoint):
     assert (ck / "learning_curve.png").read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
     runs = ck.parents[2] / "runs" / "toy" / "tiny"
     assert list(runs.glob("events.out.tfevents.*")), "TensorBoard events under runs/<game>/<name>/"
-    assert list((runs / "pool").glob("snapshot_*.pkl")), "self-play pool kept for --resume"
+    assert list((runs / "pool").glob("snapshot_*.npz")), "self-play pool kept for --resume"
     table = (ck / "evaluation.md").read_text()
     assert "| checkpoint:toy/tiny | vs random | 12 |" in table and "| heuristic | vs random | 12 |" in table
     curve = (ck / "curve.csv").read_text().splitlines()

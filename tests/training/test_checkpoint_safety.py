@@ -1,0 +1,517 @@
+"""A checkpoint folder cannot run code (issue 12, item 1).
+
+Payloads are planted wherever a loader reads a file: a pickle whose
+``__reduce__`` creates a marker file, in ``model.zip``'s ``data`` entry (what
+``MaskablePPO.load`` unpickles with cloudpickle), in its ``policy.pth``, in
+``actor.npz`` (an object array), in the self-play pool (a legacy
+``snapshot_*.pkl`` and an ``.npz`` with an object array). Each hash in the
+metadata (or ``pool.json``) is rewritten to match, since it sits in the same
+folder. Every loading path then runs: the Python API, ``evaluate`` (worker
+processes included), ``watch``, ``tournament``, ``train --resume``, policy
+specs inside a training config; each must refuse or succeed, and the marker
+must never appear. Controls show that every payload is live: unpickled the
+ordinary way (SB3's own ``MaskablePPO.load`` for ``data``), it creates the
+marker.
+
+Also: file names in the metadata are plain names inside the folder, the whole
+layer-shape chain of ``actor.npz`` is checked, counters come from the
+metadata, acting never falls back to ``model.zip``.
+"""
+
+from __future__ import annotations
+
+import base64
+import io
+import json
+import os
+import pickle
+import shutil
+import warnings
+import zipfile
+from pathlib import Path
+
+import numpy as np
+import pytest
+import torch
+import yaml
+
+from tests.training.conftest import toy_config
+from training import checkpoints as ckmod
+from training.checkpoints import (CheckpointError, export_actor, load_actor, load_checkpoint, read_metadata,
+                                  sha256_of)
+from training.cli import main
+from training.config import load_config
+from training.envspec import EnvSpec
+from training.policies import load_policy, make_policy
+from training.trainer import train
+
+torch.set_num_threads(1)
+QUIET = {"log": lambda s: None}
+
+
+class Payload:
+    """Unpickling this creates ``marker``: proof that a loader executed pickled code."""
+
+    def __init__(self, marker):
+        self.marker = str(marker)
+
+    def __reduce__(self):
+        return (open, (self.marker, "w"))
+
+
+# ---------------------------------------------------------------------- planting
+def _copy(src: Path, dst: Path) -> Path:
+    shutil.copytree(src, dst)
+    return dst
+
+
+def _rewrite_meta(ck: Path, **fields) -> dict:
+    meta = json.loads((ck / "metadata.json").read_text())
+    meta.update(fields)
+    (ck / "metadata.json").write_text(json.dumps(meta, indent=2))
+    return meta
+
+
+def _rehash(ck: Path) -> None:
+    meta = json.loads((ck / "metadata.json").read_text())
+    fields = {"model_sha256": sha256_of(ck / meta["model_file"])}
+    if meta.get("actor_file"):
+        fields["actor_sha256"] = sha256_of(ck / meta["actor_file"])
+    _rewrite_meta(ck, **fields)
+
+
+def _rewrite_zip(path: Path, change) -> None:
+    with zipfile.ZipFile(path) as z:
+        entries = {n: z.read(n) for n in z.namelist()}
+    change(entries)
+    with zipfile.ZipFile(path, "w") as z:
+        for n, data in entries.items():
+            z.writestr(n, data)
+
+
+def plant_in_model_data(ck: Path, marker: Path) -> None:
+    """A cloudpickle-serialized value in model.zip's ``data`` JSON (SB3's ':serialized:' form)."""
+    def change(entries):
+        data = json.loads(entries["data"])
+        data["kitchen_arena_payload"] = {":type:": "<class 'object'>",
+                                         ":serialized:": base64.b64encode(pickle.dumps(Payload(marker))).decode()}
+        entries["data"] = json.dumps(data).encode()
+
+    _rewrite_zip(ck / "model.zip", change)
+    _rehash(ck)
+
+
+def plant_in_policy_pth(ck: Path, marker: Path) -> None:
+    def change(entries):
+        buf = io.BytesIO()
+        torch.save({"mlp_extractor.policy_net.0.weight": Payload(marker)}, buf)
+        entries["policy.pth"] = buf.getvalue()
+
+    _rewrite_zip(ck / "model.zip", change)
+    _rehash(ck)
+
+
+def plant_in_actor(ck: Path, marker: Path) -> None:
+    with np.load(ck / "actor.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["activation"] = np.array([Payload(marker)], dtype=object)
+    with open(ck / "actor.npz", "wb") as f:
+        np.savez(f, **arrays)
+    _rehash(ck)
+
+
+def drop_actor_file(ck: Path) -> None:
+    meta = json.loads((ck / "metadata.json").read_text())
+    meta.pop("actor_file")
+    meta.pop("actor_sha256")
+    (ck / "metadata.json").write_text(json.dumps(meta))
+
+
+@pytest.fixture
+def marker(tmp_path):
+    m = tmp_path / "PAYLOAD_RAN"
+    yield m
+    assert not m.exists(), "a planted payload ran"
+
+
+# ---------------------------------------------------------------------- the payloads are live
+def test_controls_every_planted_payload_runs_when_unpickled_the_ordinary_way(toy_checkpoint, toy_registry, tmp_path):
+    from sb3_contrib import MaskablePPO
+
+    m = tmp_path / "control"
+    ck = _copy(toy_checkpoint, tmp_path / "data")
+    plant_in_model_data(ck, m)
+    MaskablePPO.load(ck / "model.zip")  # SB3's own loader: what load_checkpoint called before
+    assert m.exists()
+    m.unlink()
+    ck = _copy(toy_checkpoint, tmp_path / "pth")
+    plant_in_policy_pth(ck, m)
+    with zipfile.ZipFile(ck / "model.zip") as z:
+        torch.load(io.BytesIO(z.read("policy.pth")), weights_only=False)
+    assert m.exists()
+    m.unlink()
+    ck = _copy(toy_checkpoint, tmp_path / "actor")
+    plant_in_actor(ck, m)
+    with np.load(ck / "actor.npz", allow_pickle=True) as z:
+        z["activation"]
+    assert m.exists()
+    m.unlink()
+    pickle.loads(pickle.dumps(Payload(m)))  # the pool's old snapshot_*.pkl format
+    assert m.exists()
+
+
+# ---------------------------------------------------------------------- the Python loading API
+def test_python_api_never_unpickles_model_data(toy_checkpoint, toy_registry, tmp_path, marker):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    plant_in_model_data(ck, marker)
+    model, meta = load_checkpoint(ck)  # succeeds: only tensors are read
+    ref, _ = load_checkpoint(toy_checkpoint)
+    for a, b in zip(model.policy.state_dict().values(), ref.policy.state_dict().values()):
+        assert torch.equal(a, b)
+    assert not hasattr(model, "kitchen_arena_payload")
+    load_actor(ck)
+    spec = EnvSpec.resolve("toy_v0", {"players": 2})
+    for s in (f"checkpoint:{ck}", str(ck), f"checkpoint:{ck}?deterministic=false&strict=true"):
+        make_policy(s, spec)
+    load_policy(ck)
+    assert not marker.exists()
+
+
+def test_python_api_refuses_a_pickle_in_policy_pth(toy_checkpoint, toy_registry, tmp_path, marker):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    plant_in_policy_pth(ck, marker)
+    with pytest.raises(CheckpointError, match="model.zip does not load \\(tensors only\\)"):
+        load_checkpoint(ck)
+    load_actor(ck)  # acting never opens model.zip beyond its hash
+    assert not marker.exists()
+
+
+def test_model_zip_holds_only_the_policy_and_optimizer_state_dicts(toy_checkpoint, toy_registry, tmp_path):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+
+    def add(entries):
+        buf = io.BytesIO()
+        torch.save({"x": torch.zeros(1)}, buf)
+        entries["lr_schedule.pth"] = buf.getvalue()
+
+    _rewrite_zip(ck / "model.zip", add)
+    _rehash(ck)
+    with pytest.raises(CheckpointError, match=r"holds the state dicts .*lr_schedule.*allowed: exactly \['policy', "
+                                              r"'policy.optimizer'\]"):
+        load_checkpoint(ck)
+
+
+def test_python_api_refuses_an_object_array_in_actor_npz(toy_checkpoint, toy_registry, tmp_path, marker):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    plant_in_actor(ck, marker)
+    with pytest.raises(CheckpointError, match="actor.npz does not load: ValueError: Object arrays cannot be loaded"):
+        load_actor(ck)
+    with pytest.raises(CheckpointError, match="actor.npz does not load"):
+        load_policy(ck)
+    load_checkpoint(ck)  # the model's own tensors are intact
+    assert not marker.exists()
+
+
+def test_acting_without_actor_npz_is_refused_never_a_fallback_to_model_zip(toy_checkpoint, toy_registry, tmp_path,
+                                                                             marker):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    plant_in_model_data(ck, marker)
+    drop_actor_file(ck)
+    (ck / "actor.npz").unlink()
+    spec = EnvSpec.resolve("toy_v0", {"players": 2})
+    for attempt in (lambda: load_actor(ck), lambda: make_policy(f"checkpoint:{ck}", spec), lambda: load_policy(ck)):
+        with pytest.raises(CheckpointError, match="has no actor export .*acting reads only actor.npz, never model.zip"):
+            attempt()
+    assert not marker.exists()
+    meta = export_actor(ck)  # the remedy the message names: from the tensors, nothing unpickled
+    assert meta["actor_file"] == "actor.npz" and meta["actor_sha256"] == sha256_of(ck / "actor.npz")
+    with np.load(ck / "actor.npz") as new, np.load(toy_checkpoint / "actor.npz") as old:
+        assert new.files == old.files and all(np.array_equal(new[k], old[k]) for k in old.files)
+    make_policy(f"checkpoint:{ck}", spec)
+
+
+# ---------------------------------------------------------------------- the command line
+def _run(args, capsys) -> tuple[int, str]:
+    try:
+        rc = main(args)
+    except SystemExit as e:  # argparse
+        rc = e.code
+    out = capsys.readouterr()
+    return rc, out.out + out.err
+
+
+def test_evaluate_watch_tournament_never_run_a_payload(toy_checkpoint, toy_registry, tmp_path, marker, capsys):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    plant_in_model_data(ck, marker)
+    commands = [["evaluate", f"checkpoint:{ck}", "--against", "random", "--games", "40", "--workers", "2"],
+                ["watch", f"checkpoint:{ck}", "--max-steps", "3", "--no-clear"],
+                ["tournament", f"checkpoint:{ck}", "random", "--games", "4", "--workers", "1"]]
+    for args in commands:  # with actor.npz: they play, reading only actor.npz
+        rc, out = _run(args, capsys)
+        assert rc == 0, out
+        assert not marker.exists(), args[0]
+    drop_actor_file(ck)  # what used to fall back to MaskablePPO.load(model.zip), in the workers too
+    for args in commands:
+        rc, out = _run(args, capsys)
+        assert "acting reads only actor.npz" in out, out
+        assert rc != 0 or "n/a" in out, out
+        assert not marker.exists(), args[0]
+
+
+def test_an_evaluation_worker_process_never_runs_a_payload(toy_checkpoint, toy_registry, tmp_path, marker):
+    """The worker's own loading (``evaluate`` checks in the parent first; this
+    goes straight to what a spawned worker does)."""
+    import multiprocessing as mp
+
+    from training.evaluation import _chunk_worker
+
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    plant_in_model_data(ck, marker)
+    spec = EnvSpec.resolve("toy_v0", {"players": 2})
+    jobs = [(spec, f"checkpoint:{ck}", "random", [0, 1], True)]
+    with mp.get_context("spawn").Pool(1) as pool:
+        games = pool.map(_chunk_worker, jobs)[0]
+        assert len(games) == 2 and not marker.exists()
+        drop_actor_file(ck)
+        with pytest.raises(CheckpointError, match="acting reads only actor.npz"):
+            pool.map(_chunk_worker, jobs)
+    assert not marker.exists()
+
+
+@pytest.fixture(scope="module")
+def resumable_run(tmp_path_factory):
+    """A finished tiny run (512 steps, self-play pool on disk) to copy and resume."""
+    from tests.training.conftest import registered_toys
+
+    tmp = tmp_path_factory.mktemp("resumable")
+    with registered_toys():
+        train(load_config(raw=toy_config(tmp, training={"total_timesteps": 512}, evaluation={"games": 2})), **QUIET)
+    return tmp
+
+
+def _resume_copy(resumable_run, tmp_path) -> tuple[Path, Path, Path]:
+    root = tmp_path / "run"
+    shutil.copytree(resumable_run, root)
+    cfg = root / "config.yaml"
+    cfg.write_text(yaml.safe_dump(toy_config(root, training={"total_timesteps": 768, "progress_bar": False},
+                                             evaluation={"games": 2})))
+    return cfg, root / "checkpoints" / "toy" / "tiny", root / "runs" / "toy" / "tiny" / "pool"
+
+
+def test_train_resume_reads_only_tensors_and_never_unpickles_the_pool(resumable_run, toy_registry, tmp_path,
+                                                                       marker, capsys):
+    cfg, ck, pool = _resume_copy(resumable_run, tmp_path)
+    plant_in_model_data(ck, marker)
+    (pool / "snapshot_999.pkl").write_bytes(pickle.dumps(Payload(marker)))  # the old pool format
+    with pytest.warns(UserWarning, match="pickled snapshot.*snapshot_999.pkl.*never unpickled"):
+        rc, out = _run(["train", "--config", str(cfg), "--resume", "--quiet"], capsys)
+    assert not marker.exists()
+    assert rc == 0, out
+    assert read_metadata(ck)["timesteps"] >= 768 and read_metadata(ck)["counters"]["n_updates"] > 0
+    index = json.loads((pool / "pool.json").read_text())  # the pool on disk: hashed .npz files only
+    assert sorted(p.name for p in pool.glob("snapshot_*.npz")) == sorted(e["file"] for e in index["snapshots"])
+    assert all(sha256_of(pool / e["file"]) == e["sha256"] for e in index["snapshots"])
+    assert [p.name for p in pool.glob("*.pkl")] == ["snapshot_999.pkl"]  # left alone, never read
+
+
+def test_train_resume_refuses_a_pickle_in_an_npz_pool_snapshot(resumable_run, toy_registry, tmp_path, marker,
+                                                                capsys):
+    cfg, ck, pool = _resume_copy(resumable_run, tmp_path)
+    index = json.loads((pool / "pool.json").read_text())
+    last = pool / index["snapshots"][-1]["file"]
+    with np.load(last) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["w0"] = np.array([Payload(marker)], dtype=object)
+    with open(last, "wb") as f:
+        np.savez(f, **arrays)
+    index["snapshots"][-1]["sha256"] = sha256_of(last)
+    (pool / "pool.json").write_text(json.dumps(index))
+    before = (ck / "metadata.json").read_bytes()
+    rc, out = _run(["train", "--config", str(cfg), "--resume", "--quiet"], capsys)
+    assert rc == 2 and "self-play snapshot" in out and "Object arrays cannot be loaded" in out, out
+    assert (ck / "metadata.json").read_bytes() == before  # nothing saved
+    assert not marker.exists()
+
+
+def test_train_resume_refuses_a_pickle_in_policy_pth(resumable_run, toy_registry, tmp_path, marker, capsys):
+    cfg, ck, _ = _resume_copy(resumable_run, tmp_path)
+    plant_in_policy_pth(ck, marker)
+    rc, out = _run(["train", "--config", str(cfg), "--resume", "--quiet"], capsys)
+    assert rc == 2 and "does not load (tensors only)" in out, out
+    assert not marker.exists()
+
+
+def test_a_resumed_run_records_the_hyperparameters_its_model_was_rebuilt_with(resumable_run, toy_registry,
+                                                                             tmp_path):
+    root = tmp_path / "run"
+    shutil.copytree(resumable_run, root)
+    ck = root / "checkpoints" / "toy" / "tiny"
+    before = read_metadata(ck)["hyperparameters"]
+    cfg = load_config(raw=toy_config(root, algorithm={"n_steps": 64, "batch_size": 64, "n_epochs": 2,
+                                                      "net_arch": [16, 16], "ent_coef": 0.05},
+                                     training={"total_timesteps": 768}, evaluation={"games": 2}))
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # "the saved model's hyperparameters are kept"
+        res = train(cfg, resume=True, **QUIET)
+    meta = read_metadata(ck)
+    assert res.metadata["timesteps"] >= 768 and meta["hyperparameters"] == before  # n_steps 32, ent_coef 0.01
+    model, _ = load_checkpoint(ck)
+    assert (model.n_steps, model.ent_coef) == (before["n_steps"], before["ent_coef"])
+
+
+@pytest.mark.parametrize("change, message", [
+    (lambda e: e.__setitem__("sha256", "0" * 64), "corrupt or was modified"),
+    (lambda e: e.__setitem__("file", "../snapshot_512.npz"), "is not allowed"),
+    (lambda e: e.__setitem__("timesteps", e["timesteps"] + 1), "is not allowed"),
+], ids=["hash", "path", "name"])
+def test_pool_snapshots_are_checked_against_pool_json(resumable_run, toy_registry, tmp_path, change, message,
+                                                      capsys):
+    cfg, ck, pool = _resume_copy(resumable_run, tmp_path)
+    index = json.loads((pool / "pool.json").read_text())
+    change(index["snapshots"][0])
+    (pool / "pool.json").write_text(json.dumps(index))
+    rc, out = _run(["train", "--config", str(cfg), "--resume", "--quiet"], capsys)
+    assert rc == 2 and message in out, out
+
+
+def test_checkpoint_specs_inside_a_training_config_never_run_a_payload(toy_checkpoint, toy_registry, tmp_path,
+                                                                        marker):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    plant_in_model_data(ck, marker)
+    spec = f"checkpoint:{ck}"
+    cfg = load_config(raw=toy_config(tmp_path / "out", training={"total_timesteps": 128, "workers": 2},
+                                     seats={"others": {spec: 1.0}},
+                                     evaluation={"games": 4, "against": [spec], "baselines": False}))
+    res = train(cfg, **QUIET)  # the bridge's seats (in its worker process) and the evaluation rows
+    assert res.rows and all(not r.note for r in res.rows)
+    assert not marker.exists()
+    drop_actor_file(ck)
+    cfg = load_config(raw=toy_config(tmp_path / "out2", training={"total_timesteps": 128, "workers": 2},
+                                     seats={"others": {spec: 1.0}}))
+    with pytest.raises(Exception, match="acting reads only actor.npz"):
+        train(cfg, **QUIET)
+    assert not marker.exists()
+
+
+# ---------------------------------------------------------------------- file names stay inside the folder
+@pytest.mark.parametrize("field, name", [
+    ("model_file", "../../etc/hostname"), ("model_file", "/etc/hostname"), ("actor_file", "sub/actor.npz"),
+    ("actor_file", ".."), ("model_file", ""), ("actor_file", "a\\b.npz"), ("model_file", 7),
+])
+def test_metadata_file_names_are_plain_names_inside_the_folder(toy_checkpoint, toy_registry, tmp_path, field, name,
+                                                               monkeypatch):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    outside = tmp_path / "outside.bin"
+    outside.write_bytes(b"not for you")
+    hashed = []
+    real = ckmod.sha256_of
+    monkeypatch.setattr(ckmod, "sha256_of", lambda p: hashed.append(Path(p)) or real(p))
+    sha_field = field.replace("_file", "_sha256")
+    _rewrite_meta(ck, **{field: name, sha_field: real(outside)})
+    for load in (load_checkpoint, load_actor):
+        with pytest.raises(CheckpointError, match="allowed: a plain file name inside the checkpoint directory"):
+            load(ck)
+    assert all(p.resolve().parent == ck.resolve() for p in hashed), hashed  # nothing outside was read
+
+
+def test_a_symlink_leading_out_of_the_folder_is_refused(toy_checkpoint, toy_registry, tmp_path):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    outside = tmp_path / "elsewhere.npz"
+    shutil.move(ck / "actor.npz", outside)
+    os.symlink(outside, ck / "actor.npz")  # a valid export, same hash: only its place is wrong
+    with pytest.raises(CheckpointError, match="'actor.npz' is a symlink leading out of the checkpoint directory"):
+        load_actor(ck)
+    (ck / "actor.npz").unlink()
+    shutil.move(outside, ck / "actor_real.npz")
+    os.symlink("actor_real.npz", ck / "actor.npz")  # a symlink inside the folder is fine
+    load_actor(ck)
+
+
+# ---------------------------------------------------------------------- the actor's layer-shape chain
+def _edit_actor(ck: Path, edit) -> None:
+    with np.load(ck / "actor.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    edit(arrays)
+    with open(ck / "actor.npz", "wb") as f:
+        np.savez(f, **arrays)
+    _rehash(ck)
+
+
+def _set(**changes):
+    def edit(a):
+        for k, v in changes.items():
+            if v is None:
+                a.pop(k)
+            else:
+                a[k] = v(a) if callable(v) else v
+    return edit
+
+
+F = np.float32
+CHAIN_CASES = {  # toy: 4 inputs -> 16 -> 16 -> 3 actions, tanh
+    "first layer reads 3 inputs": (_set(w0=lambda a: a["w0"][:, :3]), "input size 3, expected 4"),
+    "layer 1 does not follow layer 0": (_set(w1=lambda a: a["w1"][:, :15]),
+                                        "layer 1: takes 15 inputs but the previous layer gives 16"),
+    "head gives 2 actions": (_set(head_w=lambda a: a["head_w"][:2], head_b=lambda a: a["head_b"][:2]),
+                             "output size 2, expected 3"),
+    "bias of the wrong size": (_set(b0=lambda a: a["b0"][:15]), "bias shape \\(15,\\) does not match"),
+    "head reads the wrong size": (_set(head_w=lambda a: a["head_w"][:, :8]),
+                                  "head: takes 8 inputs but the previous layer gives 16"),
+    "hidden sizes differ from the metadata": (_set(w0=np.zeros((8, 4), F), b0=np.zeros(8, F),
+                                                   w1=np.zeros((16, 8), F)),
+                                              "hidden sizes \\[8, 16\\], expected \\[16, 16\\]"),
+    "unknown activation": (_set(activation=np.array("Sigmoid")), "unsupported activation 'Sigmoid'"),
+    "activation differs from the metadata": (_set(activation=np.array("ReLU")), "activation 'ReLU', expected 'Tanh'"),
+    "extra array": (_set(extra=np.zeros(1, F)), "unexpected \\['extra'\\]"),
+    "missing head bias": (_set(head_b=None), "missing \\['head_b'\\]"),
+    "a gap in the layers": (_set(w2=lambda a: a["w1"], b2=lambda a: a["b1"], w1=None, b1=None),
+                            "missing \\['b1', 'w1'\\]"),
+    "NaN weights": (_set(w1=lambda a: np.full_like(a["w1"], np.nan)), "'w1' holds non-finite values"),
+    "integer weights": (_set(b1=lambda a: a["b1"].astype(np.int64)), "'b1' has dtype int64"),
+    "3-D weight": (_set(w0=lambda a: a["w0"][None]), "weight shape \\(1, 16, 4\\)"),
+    "activation not a string": (_set(activation=np.zeros(2, F)), "'activation' must be one string"),
+}
+
+
+@pytest.mark.parametrize("case", list(CHAIN_CASES))
+def test_the_whole_layer_shape_chain_of_actor_npz_is_checked(toy_checkpoint, toy_registry, tmp_path, case):
+    edit, message = CHAIN_CASES[case]
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    _edit_actor(ck, edit)
+    with pytest.raises(CheckpointError, match=message):
+        load_actor(ck)
+
+
+# ---------------------------------------------------------------------- metadata: structure and counters
+def test_counters_come_from_the_metadata(toy_checkpoint, toy_registry, tmp_path):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    meta = read_metadata(ck)
+    assert meta["counters"]["num_timesteps"] == meta["timesteps"] and meta["counters"]["n_updates"] > 0
+    _rewrite_meta(ck, counters={**meta["counters"], "n_updates": 7, "episode_num": 3})
+    model, _ = load_checkpoint(ck)
+    assert (model.num_timesteps, model._n_updates, model._episode_num) == (meta["timesteps"], 7, 3)
+    _rewrite_meta(ck, counters={**meta["counters"], "num_timesteps": meta["timesteps"] + 1})
+    with pytest.raises(CheckpointError, match="counters .* are not allowed"):
+        load_checkpoint(ck)
+
+
+@pytest.mark.parametrize("fields, message", [
+    ({"action_space": {"n": "3"}}, "action_space"),
+    ({"model_sha256": "abc"}, "model_sha256"),
+    ({"observation": {"raw_shape": [2], "policy_shape": "4", "bounds_sha256": "x"}}, "observation.policy_shape"),
+    ({"hyperparameters": {"n_steps": 0}}, "algorithm.n_steps"),
+    ({"policy_kwargs": {"net_arch": [16, 16], "activation": "gelu"}}, "policy_kwargs"),
+    ({"policy_kwargs": {"net_arch": [32, 32], "activation": "tanh"}}, "disagree with policy_kwargs"),
+])
+def test_malformed_metadata_is_refused_naming_the_field(toy_checkpoint, toy_registry, tmp_path, fields, message):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    meta = read_metadata(ck)
+    for k, v in fields.items():
+        if k == "hyperparameters":
+            v = {**meta["hyperparameters"], **v}
+        _rewrite_meta(ck, **{k: v})
+    for load in (load_checkpoint, load_actor):
+        with pytest.raises(CheckpointError, match=message), warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            load(ck)
+
