@@ -59,7 +59,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import Remote, WorkerError, dispatch, first_error, one_blas_thread, stop_workers
+from envs.core.workers import Remote, WorkerError, dispatch, first_error, one_blas_thread, refuse_if_unusable, stop_workers
 
 from training.copies import BridgeSettings, CopyGroup
 from training.worker import COMMANDS, worker_main
@@ -154,12 +154,7 @@ class MultiAgentVecEnv(VecEnv):
 
     # ------------------------------------------------------------------ one command to every backend
     def _usable(self) -> None:
-        if self._closed:
-            raise RuntimeError("this MultiAgentVecEnv is closed; build a new one")
-        if self._broken is not None:
-            b = self._broken
-            raise WorkerError(f"this MultiAgentVecEnv is broken: {str(b).splitlines()[0]}; close() it and build a "
-                              f"new one", label=b.label, pid=b.pid, exitcode=b.exitcode, died=True) from b
+        refuse_if_unusable("MultiAgentVecEnv", self._closed, self._broken)
         if self._waiting:
             raise RuntimeError("step_async() was called and step_wait() was not: call step_wait() first")
 

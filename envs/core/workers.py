@@ -230,3 +230,14 @@ def one_blas_thread():
                 os.environ.pop(k, None)
             else:
                 os.environ[k] = v
+
+
+def refuse_if_unusable(owner: str, closed: bool, broken: "WorkerError | None") -> None:
+    """Raise if a worker-backed env may not be used: closed (``RuntimeError``) or broken by a dead
+    worker (a ``WorkerError`` naming it, until the env is rebuilt)."""
+    if closed:
+        raise RuntimeError(f"this {owner} is closed; build a new one")
+    if broken is not None:
+        b = broken
+        raise WorkerError(f"this {owner} is broken: {str(b).splitlines()[0]}; close() it and build a new one",
+                          label=b.label, pid=b.pid, exitcode=b.exitcode, died=True) from b

@@ -47,7 +47,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import Remote, WorkerError, first_error, serve, stop_workers
+from envs.core.workers import Remote, WorkerError, first_error, refuse_if_unusable, serve, stop_workers
 from envs.vector.batched import BatchedEnv, random_legal_actions, seeds_for
 
 LABEL = "vector worker"
@@ -119,12 +119,7 @@ class ProcessBatchedEnv:
 
     # ------------------------------------------------------------------ one command to every shard
     def _usable(self) -> None:
-        if self._closed:
-            raise RuntimeError("this ProcessBatchedEnv is closed; build a new one")
-        if self._broken is not None:
-            b = self._broken
-            raise WorkerError(f"this ProcessBatchedEnv is broken: {str(b).splitlines()[0]}; close() it and build a "
-                              f"new one", label=b.label, pid=b.pid, exitcode=b.exitcode, died=True) from b
+        refuse_if_unusable("ProcessBatchedEnv", self._closed, self._broken)
 
     def _round(self, cmd: str, datas: list, local):
         """Send ``cmd`` with ``datas[k]`` to worker ``k``, run ``local()`` here
