@@ -127,7 +127,19 @@ def cmd_train(args) -> int:
     from training.config import load_config, to_yaml
     from training.trainer import plan_run, train
 
+    backend = getattr(args, "backend", "sb3")
+    address = getattr(args, "address", None)
+    if address is not None and backend != "rllib":
+        raise KitchenArenaError("--address is only for --backend rllib (the Ray cluster to train on); "
+                                "the sb3 backend trains on this machine")
     require_modules("torch", "stable_baselines3", "sb3_contrib", "tensorboard", "tqdm", "rich", "matplotlib")
+    if backend == "rllib":
+        try:
+            require_modules("ray")
+        except ModuleNotFoundError:
+            raise KitchenArenaError("--backend rllib needs the package 'ray[rllib]' (module 'ray' is not installed), "
+                                    "part of the rllib extra; install it: pip install -e '.[train,rllib]'") from None
+        return _train_rllib(args, address)
     # every key, spec, checkpoint and sweep combination is checked here, errors named by their source
     cfg = load_config(args.config, args.set, check=lambda c: plan_run(c, resume=args.resume))
     if args.quiet:
@@ -140,6 +152,31 @@ def cmd_train(args) -> int:
         print(to_yaml(cfg), end="")
         return 0
     result = train(cfg, resume=args.resume, overwrite=args.overwrite)
+    return 130 if result.interrupted else 0
+
+
+def _train_rllib(args, address: str | None) -> int:
+    """``train --backend rllib``: the same config checks, then :func:`training.rllib_backend.train_rllib`
+    (keys with no RLlib meaning refused before Ray starts)."""
+    from training.config import load_config, to_yaml
+    from training.rllib_backend import check_supported, describe, train_rllib
+    from training.trainer import plan_run
+
+    def check(c):
+        check_supported(c, plan_run(c, resume=args.resume), resume=args.resume, address=address)
+
+    cfg = load_config(args.config, args.set, check=check)
+    if args.quiet:
+        cfg["training"]["progress_bar"] = False
+    if args.dry_run:
+        plan = plan_run(cfg, resume=args.resume)
+        print(f"config: {cfg['_source']} (valid for --backend rllib)")
+        print(plan.describe())
+        print(describe(cfg, plan, address))
+        print("---")
+        print(to_yaml(cfg), end="")
+        return 0
+    result = train_rllib(cfg, address=address, resume=args.resume, overwrite=args.overwrite)
     return 130 if result.interrupted else 0
 
 
@@ -350,6 +387,10 @@ def build_parser() -> argparse.ArgumentParser:
     t.add_argument("--overwrite", action="store_true", help="replace an existing checkpoint of the same name")
     t.add_argument("--dry-run", action="store_true", help="validate the config, show the plan, train nothing")
     t.add_argument("--quiet", action="store_true", help="no progress bar")
+    t.add_argument("--backend", choices=("sb3", "rllib"), default="sb3",
+                   help="sb3 (default: this machine) or rllib (Ray RLlib PPO; docs/training.md)")
+    t.add_argument("--address", default=None,
+                   help="with --backend rllib: the address of an existing Ray cluster (default: start a local one)")
     t.set_defaults(func=cmd_train)
 
     e = sub.add_parser("evaluate", help="evaluate a policy with partners / against opponents", epilog=EPILOG)

@@ -1,0 +1,570 @@
+"""Ray RLlib as a second training backend (``python -m training train --backend rllib``).
+
+The same validated config as the SB3 path (:func:`training.config.load_config`,
+:func:`training.trainer.check_run`: the same errors, the same destination checks), trained with
+RLlib's PPO (new API stack) and the masked module of :mod:`envs.integrations.rllib`, and saved as
+a checkpoint in the project's own format, so ``evaluate``, ``tournament`` and ``watch`` play it
+through ``actor.npz`` unchanged.
+
+How the config maps:
+
+* env: each RLlib env is :class:`ArenaMultiAgentEnv`, one copy of the bridge's own
+  :class:`training.copies.CopyGroup` (one env copy): the other seats are played inside it by the
+  project's frozen policies (``seats.others``: random, heuristic, noop, checkpoint:DIR), the
+  learner's seats rotate per episode as ``seats.rotation`` says, the reward is the bridge's
+  :class:`~training.copies.RewardRule` (team/own, scale, win bonus, loss penalty) and the
+  observation is the bridge's encoded vector (:class:`training.obs.SeatEncoder`: normalised as
+  ``training.normalize_observations`` says, seat one-hot), beside the action mask. RLlib sees
+  only the learner slots (``learner_0`` ..), all mapped to one shared policy (a cooperative team:
+  every seat).
+* ``training.workers`` = the number of RLlib env runners (remote sampling actors; the driver
+  learns); ``training.env_copies`` = env copies in all, ``ceil(env_copies / workers)`` per runner;
+  ``total_timesteps`` (agent steps), ``seed``, ``torch_threads``, ``progress_bar`` (a line per
+  iteration), ``checkpoint_every`` (saved at the first iteration end past each multiple).
+* ``algorithm``: learning_rate -> lr, gamma, gae_lambda -> lambda_, clip_range -> clip_param,
+  ent_coef -> entropy_coeff, vf_coef -> vf_loss_coeff, n_epochs -> num_epochs, batch_size ->
+  minibatch_size, n_steps -> train_batch_size_per_learner = n_steps x env copies (RLlib counts a
+  multi-agent batch in env steps: n_steps x env copies x learner seats agent steps, SB3's
+  rollout), max_grad_norm -> grad_clip (global norm), net_arch/activation -> the
+  module's fcnet_hiddens/fcnet_activation (separate actor and critic networks, as SB3's).
+  RLlib's KL loss and value clipping, which SB3's PPO does not have, are off.
+* keys with no RLlib meaning here (the self-play pool, ``pretrain``, ``lr_schedule: linear``,
+  ``target_kl``, ``normalize_advantage: false``, ``device`` other than cpu, ``self_play.*``)
+  are refused by :func:`check_supported` before Ray starts.
+
+At the end the trained module's actor (actor encoder + pi head) is written as ``actor.npz``
+(:class:`training.actor.NumpyActor`), the whole module's weights as ``rllib_module.npz`` (plain
+arrays, hashed in the metadata as its ``model_file``), and ``metadata.json`` with algorithm
+``"rllib-ppo"``; then the config's evaluation runs and its table is printed as for SB3. RLlib's
+own (pickled) checkpoints are never written or read. ``--resume`` of an RLlib-backend run reads
+only ``rllib_module.npz`` (its hash verified, ``allow_pickle=False``, names and shapes checked)
+and the counters in ``metadata.json``; the optimizer state (Adam moments) restarts.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+import math
+import os
+import shutil
+import time
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+from envs.core.errors import ConfigError, KitchenArenaError
+
+from training import checkpoints as ck
+from training.config import SCHEMA, public, to_yaml
+from training.copies import POOL, BridgeSettings, CopyGroup
+
+ALGORITHM = "rllib-ppo"
+MODULE_FILE = "rllib_module.npz"
+POLICY_ID = "shared"
+ENV_NAME = "kitchen_arena/training_bridge"
+_ENV_COUNTER = itertools.count()
+
+#: config keys with no RLlib meaning in this backend (yet): key -> why
+UNSUPPORTED = {
+    "algorithm.lr_schedule": "only 'constant' is mapped to RLlib's lr",
+    "algorithm.target_kl": "SB3's early stop of an update has no RLlib PPO counterpart",
+    "algorithm.normalize_advantage": "RLlib's PPO always standardises advantages",
+    "training.device": "the RLlib backend learns on the CPU only",
+    "pretrain": "behaviour cloning runs on the SB3 model only",
+    "self_play": "the self-play pool is not implemented for RLlib",
+}
+
+
+# ---------------------------------------------------------------------- config checks
+def _defaults() -> dict:
+    return SCHEMA.defaults()
+
+
+def _diff_keys(section: str, cfg: dict) -> list[str]:
+    d = _defaults()[section]
+    return [f"{section}.{k}" for k, v in cfg[section].items() if v != d[k]]
+
+
+def check_supported(cfg: dict, plan: Any, resume: bool = False, address: str | None = None) -> None:
+    """ConfigError naming the first key that the RLlib backend cannot honour (before Ray starts)."""
+
+    def refuse(key: str, value: Any, why: str) -> None:
+        raise ConfigError(f"config key {key}: {value!r} is not supported by the RLlib backend (yet): {why}; "
+                          f"remove it or train with --backend sb3")
+
+    a, t = cfg["algorithm"], cfg["training"]
+    if a["lr_schedule"] != "constant":
+        refuse("algorithm.lr_schedule", a["lr_schedule"], UNSUPPORTED["algorithm.lr_schedule"])
+    if a["target_kl"] is not None:
+        refuse("algorithm.target_kl", a["target_kl"], UNSUPPORTED["algorithm.target_kl"])
+    if not a["normalize_advantage"]:
+        refuse("algorithm.normalize_advantage", False, UNSUPPORTED["algorithm.normalize_advantage"])
+    if t["device"] != "cpu":
+        refuse("training.device", t["device"], UNSUPPORTED["training.device"])
+    for key in _diff_keys("pretrain", cfg):
+        refuse(key, cfg["pretrain"][key.split(".", 1)[1]], UNSUPPORTED["pretrain"])
+    if plan.uses_pool:
+        refuse(f"seats.others.{POOL}", plan.settings.seating.others[POOL], UNSUPPORTED["self_play"]
+               + " (give seats.others only random, heuristic, noop or checkpoint:DIR weights)")
+    for key in _diff_keys("self_play", cfg):
+        refuse(key, cfg["self_play"][key.split(".", 1)[1]], UNSUPPORTED["self_play"])
+    if resume and ck.is_checkpoint(plan.checkpoint_dir):
+        meta = ck.read_metadata(plan.checkpoint_dir)
+        if meta["algorithm"] != ALGORITHM:
+            raise ConfigError(f"--resume: {plan.checkpoint_dir} was trained with {meta['algorithm']!r}, not by the "
+                              f"RLlib backend ({ALGORITHM!r}); resume it with --backend sb3")
+        ck.verify_file(plan.checkpoint_dir, meta)  # a changed or truncated file is refused before Ray starts
+
+
+def env_runner_layout(cfg: dict) -> tuple[int, int]:
+    """``(num_env_runners, num_envs_per_env_runner)`` of a config."""
+    t = cfg["training"]
+    runners = int(t["workers"])
+    return runners, max(1, math.ceil(int(t["env_copies"]) / runners))
+
+
+def describe(cfg: dict, plan: Any, address: str | None = None) -> str:
+    runners, per = env_runner_layout(cfg)
+    a = cfg["algorithm"]
+    batch = a["n_steps"] * runners * per * plan.learners
+    return "\n".join([
+        f"backend      RLlib PPO (new API stack) on {'the Ray cluster at ' + address if address else 'a local Ray instance'}",
+        f"sampling     {runners} env runner(s) x {per} env copies x {plan.learners} learner slot(s); "
+        f"train batch {batch:,} agent steps, minibatch {a['batch_size']}, {a['n_epochs']} epoch(s)",
+    ])
+
+
+# ---------------------------------------------------------------------- the env
+def _gym():
+    import gymnasium as gym
+
+    return gym
+
+
+def _env_class():
+    from ray.rllib.env.multi_agent_env import MultiAgentEnv
+
+    gym = _gym()
+
+    class ArenaMultiAgentEnv(MultiAgentEnv):
+        """One bridge copy (:class:`~training.copies.CopyGroup` of one env) as an RLlib
+        ``MultiAgentEnv``: the agents are the learner slots ``learner_0`` .. (the seats they
+        sit in rotate per episode; the seat is in the observation's one-hot), every other seat
+        is played inside. Observations: ``{"observation": the bridge's encoded vector,
+        "action_mask": int8}``."""
+
+        def __init__(self, config: Any = None):
+            super().__init__()
+            config = config or {}
+            settings: BridgeSettings = config["settings"]
+            worker = int(getattr(config, "worker_index", 0) or 0)
+            self.copy_index = worker * 10_000 + next(_ENV_COUNTER)
+            self.group = CopyGroup(settings, [self.copy_index])
+            enc = self.group.encoder
+            self.possible_agents = [f"learner_{j}" for j in range(self.group.k)]
+            self.agents = list(self.possible_agents)
+            space = gym.spaces.Dict({
+                "observation": enc.space,
+                "action_mask": gym.spaces.Box(0, 1, (enc.n_actions,), np.int8),
+            })
+            self.observation_spaces = {a: space for a in self.possible_agents}
+            self.action_spaces = {a: gym.spaces.Discrete(enc.n_actions) for a in self.possible_agents}
+            self._noop = np.zeros(enc.n_actions, dtype=np.int8)
+            self._noop[0] = 1
+            self._pending = None
+
+        def _obs(self, obs: np.ndarray, masks: np.ndarray) -> dict:
+            return {a: {"observation": obs[j], "action_mask": masks[j].astype(np.int8)}
+                    for j, a in enumerate(self.agents)}
+
+        def reset(self, *, seed: int | None = None, options: dict | None = None):
+            if seed is not None or self._pending is None:
+                obs, masks = self.group.reset([int(seed)] if seed is not None else None)
+            else:  # the bridge has already dealt the next game (its own generator continues)
+                obs, masks = self._pending
+            self._pending = None
+            return self._obs(obs, masks), {a: {} for a in self.agents}
+
+        def step(self, action_dict: dict):
+            actions = np.asarray([int(action_dict.get(a, 0)) for a in self.agents], dtype=np.int64)
+            obs, rewards, dones, infos, masks = self.group.step(actions)
+            rew = {a: float(rewards[j]) for j, a in enumerate(self.agents)}
+            if not dones[0]:
+                false = {a: False for a in self.agents}
+                return (self._obs(obs, masks), rew, {**false, "__all__": False}, {**false, "__all__": False},
+                        {a: {} for a in self.agents})
+            self._pending = (obs, masks)
+            terminated = not infos[0]["TimeLimit.truncated"]
+            last = {a: {"observation": infos[j]["terminal_observation"].astype(np.float32), "action_mask": self._noop}
+                    for j, a in enumerate(self.agents)}
+            info = {a: {"win": float(infos[j]["win"]), "score": float(infos[j]["score"])}
+                    for j, a in enumerate(self.agents)}
+            return (last, rew, {**{a: terminated for a in self.agents}, "__all__": terminated},
+                    {**{a: not terminated for a in self.agents}, "__all__": not terminated}, info)
+
+    return ArenaMultiAgentEnv
+
+
+def _make_env(config: Any):
+    return _env_class()(config)
+
+
+def _map_to_shared(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
+    return POLICY_ID
+
+
+def build_config(cfg: dict, plan: Any):
+    """The RLlib ``PPOConfig`` of a (checked) config."""
+    from ray.rllib.algorithms.ppo import PPOConfig
+    from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
+    from ray.tune.registry import register_env
+
+    from envs.integrations.rllib import module_spec
+
+    register_env(ENV_NAME, _make_env)
+    a, t = cfg["algorithm"], cfg["training"]
+    runners, per = env_runner_layout(cfg)
+    batch = a["n_steps"] * runners * per  # env steps (x learner slots = agent steps)
+    config = (
+        PPOConfig()
+        .framework("torch")
+        .environment(ENV_NAME, env_config={"settings": plan.settings}, disable_env_checking=True)
+        .env_runners(num_env_runners=runners, num_envs_per_env_runner=per, rollout_fragment_length="auto",
+                     num_cpus_per_env_runner=1)
+        .learners(num_learners=0)
+        .multi_agent(policies={POLICY_ID}, policy_mapping_fn=_map_to_shared)
+        .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
+            POLICY_ID: module_spec(list(a["net_arch"]), a["activation"])}))
+        .training(lr=a["learning_rate"], gamma=a["gamma"], lambda_=a["gae_lambda"], clip_param=a["clip_range"],
+                  entropy_coeff=a["ent_coef"], vf_loss_coeff=a["vf_coef"], num_epochs=a["n_epochs"],
+                  minibatch_size=min(a["batch_size"], batch * plan.learners), train_batch_size_per_learner=batch,
+                  grad_clip=a["max_grad_norm"], grad_clip_by="global_norm", use_kl_loss=False,
+                  vf_clip_param=1e10)
+        .debugging(seed=t["seed"])
+    )
+    return config
+
+
+# ---------------------------------------------------------------------- export
+def module_state(module: Any) -> dict[str, np.ndarray]:
+    return {k: v.detach().cpu().numpy().copy() for k, v in module.state_dict().items()}
+
+
+def actor_of(module: Any):
+    """The module's actor (its actor encoder's MLP, then the pi head) as a :class:`NumpyActor`."""
+    import torch.nn as nn
+
+    from training.actor import NumpyActor
+
+    enc = module.encoder
+    actor_net = getattr(enc, "actor_encoder", enc)
+    layers, activation = [], None
+    for m in actor_net.modules():
+        if isinstance(m, nn.Linear):
+            layers.append((m.weight.detach().cpu().numpy().copy(), m.bias.detach().cpu().numpy().copy()))
+        elif type(m).__name__ in ("Tanh", "ReLU"):
+            if activation not in (None, type(m).__name__):
+                raise ValueError("mixed activations are not supported")
+            activation = type(m).__name__
+        elif isinstance(m, (nn.Sequential, nn.Identity)) or m is actor_net or not list(m.parameters()):
+            continue
+        elif not list(m.children()):
+            raise ValueError(f"cannot export a {type(m).__name__} of the actor encoder to numpy")
+    heads = [m for m in module.pi.modules() if isinstance(m, nn.Linear)]
+    if len(heads) != 1:
+        raise ValueError(f"the pi head has {len(heads)} linear layers; only a single linear head is exported")
+    head = (heads[0].weight.detach().cpu().numpy().copy(), heads[0].bias.detach().cpu().numpy().copy())
+    return NumpyActor(layers, activation or "Tanh", head)
+
+
+def save_rllib_checkpoint(directory: str | Path, module: Any, plan: Any, cfg: dict, *, timesteps: int,
+                          iterations: int, episodes: int, complete: bool, extra: dict | None = None) -> dict:
+    """``actor.npz`` + ``rllib_module.npz`` + ``metadata.json`` in the project's format."""
+    d = Path(directory)
+    d.mkdir(parents=True, exist_ok=True)
+    actor = actor_of(module)
+    tmp = d / (ck.ACTOR_FILE + ".tmp")
+    actor.save_npz(tmp)
+    os.replace(tmp, d / ck.ACTOR_FILE)
+    tmp = d / (MODULE_FILE + ".tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, **module_state(module))
+    os.replace(tmp, d / MODULE_FILE)
+    t = cfg["training"]
+    hyper = dict(cfg["algorithm"])
+    meta = {"format": ck.FORMAT, "format_version": ck.FORMAT_VERSION}
+    meta.update(ck.env_description(plan.env_spec, t["normalize_observations"]))
+    meta.update({
+        "algorithm": ALGORITHM,
+        "hyperparameters": hyper,
+        "policy_kwargs": {"net_arch": list(hyper["net_arch"]), "activation": hyper["activation"]},
+        "timesteps": int(timesteps),
+        "counters": {"num_timesteps": int(timesteps), "n_updates": int(iterations), "episode_num": int(episodes)},
+        "seed": t["seed"],
+        "complete": bool(complete),
+        "versions": _versions(),
+        "created": time.strftime("%Y-%m-%dT%H:%M:%S%z"),
+        "training_config": public(cfg),
+        "evaluation": None,
+        "model_file": MODULE_FILE,
+        "model_sha256": ck.sha256_of(d / MODULE_FILE),
+        "actor_file": ck.ACTOR_FILE,
+        "actor_sha256": ck.sha256_of(d / ck.ACTOR_FILE),
+        "backend": "rllib",
+        "description": cfg.get("description"),
+        "learner_seats": plan.learners,
+        "reward": plan.reward_mode,
+        "kind": "cooperative" if plan.cooperative else "competitive",
+        "pretrain": None,
+    })
+    meta.update(extra or {})
+    text = json.dumps(meta, indent=2) + "\n"
+    tmp = d / (ck.METADATA_FILE + ".tmp")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, d / ck.METADATA_FILE)
+    tmp = d / "config.yaml.tmp"
+    tmp.write_text(to_yaml(cfg), encoding="utf-8")
+    tmp.replace(d / "config.yaml")
+    return meta
+
+
+def load_module_state(directory: str | Path, meta: dict, module: Any) -> dict:
+    """The module weights of an RLlib-backend checkpoint (``rllib_module.npz``, its hash verified,
+    plain arrays read with ``allow_pickle=False``), checked against ``module``'s own names and
+    shapes; torch tensors ready for ``load_state_dict``."""
+    import torch
+
+    d = Path(directory)
+    ck.verify_file(d, meta)
+    path = ck.contained_file(d, meta["model_file"], "model file")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except Exception as e:  # noqa: BLE001
+        raise ck.CheckpointError(f"checkpoint {str(d)!r}: {meta['model_file']} does not load: {e}") from e
+    want = {k: tuple(v.shape) for k, v in module.state_dict().items()}
+    have = {k: tuple(v.shape) for k, v in arrays.items()}
+    if want != have:
+        diff = sorted(set(want) ^ set(have)) or sorted(k for k in want if want[k] != have[k])
+        raise ck.CheckpointError(f"checkpoint {str(d)!r}: {meta['model_file']} does not fit the module the config "
+                                 f"builds (differing entries: {diff[:4]}); resume with the same algorithm section")
+    return {k: torch.as_tensor(v) for k, v in arrays.items()}
+
+
+def _versions() -> dict:
+    import ray
+
+    try:
+        v = ck.library_versions()
+    except ImportError:
+        v = {}
+    v["ray"] = ray.__version__
+    return v
+
+
+# ---------------------------------------------------------------------- training
+def _lifetime(result: dict, key: str) -> int:
+    v = (result.get("env_runners") or {}).get(key, 0)
+    if isinstance(v, dict):
+        v = sum(v.values())
+    return int(v or 0)
+
+
+def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, overwrite: bool = False,
+                log: Callable[[str], None] = print, num_cpus: int | None = None):
+    """Train ``cfg`` (validated) with RLlib; returns a :class:`training.trainer.TrainResult`.
+
+    Everything is checked before Ray starts (:func:`training.trainer.check_run`, then
+    :func:`check_supported`). Without ``address`` a local Ray instance is started and shut down;
+    with one, the command connects to that cluster and disconnects at the end."""
+    from training.evaluation import markdown_table, summary_json
+    from training.trainer import TrainResult, check_run, evaluation_plan, run_evaluation
+
+    plan, resumed = check_run(cfg, resume, overwrite)
+    check_supported(cfg, plan, resume, address)
+    ckpt_dir = plan.checkpoint_dir
+    if resumed is not None and int(resumed["timesteps"]) >= cfg["training"]["total_timesteps"]:
+        log(f"nothing to do: {ckpt_dir} already has {int(resumed['timesteps']):,} timesteps "
+            f"(training.total_timesteps is {cfg['training']['total_timesteps']:,}); nothing was changed. "
+            f"To train further, raise it: --set training.total_timesteps=N --resume")
+        return TrainResult(ckpt_dir, resumed, False, 0.0)
+    import ray
+    import torch
+
+    t = cfg["training"]
+    torch.set_num_threads(t["torch_threads"])
+    run_dir = plan.run_dir
+    log(plan.describe())
+    log(describe(cfg, plan, address))
+    runners, _ = env_runner_layout(cfg)
+    if address:
+        try:
+            ray.init(address=address, log_to_driver=False)  # an existing cluster: its resources are its own
+        except (ConnectionError, RuntimeError) as e:
+            raise KitchenArenaError(f"--address {address!r}: could not connect to a Ray cluster there "
+                                    f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); start one "
+                                    f"with `ray start --head` and give the address it prints") from e
+    else:
+        # address="local": always a new instance of our own, never a cluster found on the machine
+        ray.init(address="local", num_cpus=num_cpus or runners + 1, include_dashboard=False, log_to_driver=False)
+    algo = None
+    t0 = time.perf_counter()
+    interrupted = False
+    try:
+        algo = build_config(cfg, plan).build_algo()
+        base = {"steps": 0, "episodes": 0, "iterations": 0, "seconds": 0.0}
+        if resumed is not None:
+            state = load_module_state(ckpt_dir, resumed, algo.get_module(POLICY_ID))
+            algo.learner_group.set_weights({POLICY_ID: state})
+            algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
+                                               inference_only=True, timeout_seconds=60.0)
+            got = algo.get_module(POLICY_ID).state_dict()
+            if not all(torch.equal(got[k].cpu(), v) for k, v in state.items()):
+                raise ck.CheckpointError(f"--resume: the weights of {ckpt_dir} did not reach the learner")
+            c = resumed.get("counters") or {}
+            base = {"steps": int(resumed["timesteps"]), "episodes": int(c.get("episode_num", 0)),
+                    "iterations": int(c.get("n_updates", 0)), "seconds": float(resumed.get("training_seconds") or 0)}
+            log(f"resuming from {ckpt_dir} at {base['steps']:,} agent steps (module weights from "
+                f"{resumed['model_file']}; the optimizer state restarts)")
+        if overwrite:
+            for p in (ckpt_dir, run_dir):
+                if p.is_dir():
+                    shutil.rmtree(p)
+        steps, episodes, iterations = base["steps"], base["episodes"], base["iterations"]
+        t_train = time.perf_counter()
+        every = int(t["checkpoint_every"])
+        next_save = (steps // every + 1) * every if every else None
+
+        def save(complete: bool) -> dict:
+            seconds = time.perf_counter() - t_train
+            return save_rllib_checkpoint(
+                ckpt_dir, algo.get_module(POLICY_ID), plan, cfg, timesteps=steps, iterations=iterations,
+                episodes=episodes, complete=complete,
+                extra={"training_seconds": round(base["seconds"] + time.perf_counter() - t0, 1),
+                       "steps_per_second": round((steps - base["steps"]) / max(1e-9, seconds), 1),
+                       "rllib": {"num_env_runners": runners, "num_envs_per_env_runner": env_runner_layout(cfg)[1],
+                                 "address": address or None}})
+
+        try:
+            while steps < t["total_timesteps"]:
+                result = algo.train()
+                iterations += 1
+                steps = base["steps"] + _lifetime(result, "num_agent_steps_sampled_lifetime")
+                episodes = base["episodes"] + _lifetime(result, "num_episodes_lifetime")
+                if t["progress_bar"]:
+                    ret = (result.get("env_runners") or {}).get("episode_return_mean")
+                    rate = (steps - base["steps"]) / max(1e-9, time.perf_counter() - t_train)
+                    log(f"  iteration {iterations}: {steps:,}/{t['total_timesteps']:,} agent steps "
+                        f"({rate:,.0f}/s), episodes {episodes:,}"
+                        + (f", mean return {ret:.3g}" if isinstance(ret, (int, float)) and not math.isnan(ret) else ""))
+                if next_save is not None and steps >= next_save and steps < t["total_timesteps"]:
+                    save(False)  # training.checkpoint_every: at the first iteration end past each multiple
+                    next_save = (steps // every + 1) * every
+        except KeyboardInterrupt:
+            interrupted = True
+        seconds = time.perf_counter() - t_train
+        meta = save(not interrupted)
+    finally:
+        if algo is not None:
+            algo.stop()
+        ray.shutdown()
+    done = steps - base["steps"]
+    log(f"trained {done:,} agent steps in {seconds:.0f} s ({done / max(seconds, 1e-9):,.0f} steps/s) with RLlib; "
+        f"checkpoint {ckpt_dir}")
+    result = TrainResult(ckpt_dir, meta, interrupted, time.perf_counter() - t0)
+    if interrupted:
+        log("interrupted: checkpoint saved; continue it with the same command and --resume")
+        return result
+    ev = cfg["evaluation"]
+    log(f"evaluating ({ev['games']} games per row) ...")
+    rows = run_evaluation(evaluation_plan(cfg, plan.env_spec, f"checkpoint:{ckpt_dir}"), ev["games"], ev["seed"],
+                          ev["workers"], ev["deterministic"], log, sweep=bool(ev["sweep"]))
+    table = markdown_table(rows, ev["extras"])
+    (ckpt_dir / "evaluation.md").write_text(
+        f"# Evaluation of {ckpt_dir}\n\n{ev['games']} seeded games per row (seeds {ev['seed']}..), "
+        f"seats rotated; 95% confidence intervals.\n\n{table}\n", encoding="utf-8")
+    summary = summary_json(rows)
+    (ckpt_dir / "evaluation.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
+    result.metadata = ck.update_metadata(ckpt_dir, evaluation=summary)
+    result.rows, result.table = rows, table
+    log("")
+    log(table)
+    return result
+
+
+# ---------------------------------------------------------------------- benchmark
+def bench_rllib(cfg: dict, runners: int, steps: int) -> dict:
+    """End-to-end training throughput of the RLlib backend with ``runners`` env runners (the
+    config's env copies split over them): agent steps/s over whole ``algo.train()`` iterations
+    (sampling and learning) until ``steps`` agent steps; Ray start and algorithm build timed apart."""
+    import ray
+    import torch
+
+    from training.trainer import plan_run
+
+    cfg = json.loads(json.dumps(cfg))
+    cfg["training"]["workers"] = runners
+    plan = plan_run(cfg)
+    check_supported(cfg, plan)
+    torch.set_num_threads(cfg["training"]["torch_threads"])
+    t0 = time.perf_counter()
+    ray.init(address="local", num_cpus=runners + 1, include_dashboard=False, log_to_driver=False)
+    algo = None
+    try:
+        algo = build_config(cfg, plan).build_algo()
+        setup = time.perf_counter() - t0
+        n, t = 0, time.perf_counter()
+        while n < steps:
+            n = _lifetime(algo.train(), "num_agent_steps_sampled_lifetime")
+        return {"runners": runners, "agent_steps": n, "seconds": time.perf_counter() - t,
+                "steps_per_s": n / (time.perf_counter() - t), "setup_seconds": setup}
+    finally:
+        if algo is not None:
+            algo.stop()
+        ray.shutdown()
+
+
+def run_bench(config: str | None, runner_counts: list[int], steps: int, sb3_workers: list[int], repeat: int = 1,
+              log: Callable[[str], None] = print) -> list[dict]:
+    """SB3 (``training.bench.bench_train``, the same config) and the RLlib backend, interleaved."""
+    from training.bench import bench_train
+    from training.config import load_config
+
+    cfg = load_config(config)
+    rows: list[dict] = []
+    for _ in range(repeat):
+        for w in sb3_workers:
+            rate = bench_train(cfg, w, steps)
+            rows.append({"backend": "sb3", "processes": w, "steps_per_s": rate})
+            log(f"sb3, {w} process(es): {rate:,.0f} agent steps/s")
+        for r in runner_counts:
+            res = bench_rllib(cfg, r, steps)
+            rows.append({"backend": "rllib", "processes": r, **res})
+            log(f"rllib, {r} env runner(s): {res['steps_per_s']:,.0f} agent steps/s "
+                f"({res['agent_steps']:,} in {res['seconds']:.1f} s; Ray start + build {res['setup_seconds']:.1f} s)")
+    return rows
+
+
+def main(argv: list[str] | None = None) -> int:
+    import argparse
+
+    p = argparse.ArgumentParser(prog="python -m training.rllib_backend",
+                                description="benchmark: SB3 vs the RLlib backend on one config (agent steps/s)")
+    p.add_argument("--config", default="configs/wok_star_rllib.yaml")
+    p.add_argument("--runners", default="1,2", help="comma-separated RLlib env runner counts")
+    p.add_argument("--sb3-workers", default="2", help="comma-separated SB3 bridge process counts")
+    p.add_argument("--timesteps", type=int, default=16384, help="agent steps per measurement")
+    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--json", help="write the rows to this file")
+    a = p.parse_args(argv)
+    rows = run_bench(a.config, [int(x) for x in a.runners.split(",")], a.timesteps,
+                     [int(x) for x in a.sb3_workers.split(",")], a.repeat)
+    if a.json:
+        Path(a.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":  # spawned workers import this module again: guarded
+    raise SystemExit(main())
