@@ -379,8 +379,7 @@ def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, ove
     Everything is checked before Ray starts (:func:`training.trainer.check_run`, then
     :func:`check_supported`). Without ``address`` a local Ray instance is started and shut down;
     with one, the command connects to that cluster and disconnects at the end."""
-    from training.evaluation import markdown_table, summary_json
-    from training.trainer import TrainResult, check_run, evaluation_plan, run_evaluation
+    from training.trainer import TrainResult, check_run, evaluate_run
 
     plan, resumed = check_run(cfg, resume, overwrite)
     check_supported(cfg, plan, resume, address)
@@ -477,21 +476,7 @@ def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, ove
     if interrupted:
         log("interrupted: checkpoint saved; continue it with the same command and --resume")
         return result
-    ev = cfg["evaluation"]
-    log(f"evaluating ({ev['games']} games per row) ...")
-    rows = run_evaluation(evaluation_plan(cfg, plan.env_spec, f"checkpoint:{ckpt_dir}"), ev["games"], ev["seed"],
-                          ev["workers"], ev["deterministic"], log, sweep=bool(ev["sweep"]))
-    table = markdown_table(rows, ev["extras"])
-    (ckpt_dir / "evaluation.md").write_text(
-        f"# Evaluation of {ckpt_dir}\n\n{ev['games']} seeded games per row (seeds {ev['seed']}..), "
-        f"seats rotated; 95% confidence intervals.\n\n{table}\n", encoding="utf-8")
-    summary = summary_json(rows)
-    (ckpt_dir / "evaluation.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
-    result.metadata = ck.update_metadata(ckpt_dir, evaluation=summary)
-    result.rows, result.table = rows, table
-    log("")
-    log(table)
-    return result
+    return evaluate_run(cfg, plan, ckpt_dir, result, log)
 
 
 # ---------------------------------------------------------------------- benchmark

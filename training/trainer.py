@@ -447,6 +447,12 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
         log(f"interrupted: checkpoint saved at {model.num_timesteps:,} timesteps; continue with: "
             f"{command_line(cfg, '--resume')}")
         return result
+    return evaluate_run(cfg, plan, ckpt_dir, result, log)
+
+
+def evaluate_run(cfg: dict, plan: RunPlan, ckpt_dir: Path, result: TrainResult, log) -> TrainResult:
+    """The end of every training run (either backend): evaluate the new checkpoint as the config
+    says, write ``evaluation.md``/``.json`` beside it, record the summary in its metadata, print the table."""
     ev = cfg["evaluation"]
     log(f"evaluating ({ev['games']} games per row) ...")
     rows = run_evaluation(evaluation_plan(cfg, plan.env_spec, f"checkpoint:{ckpt_dir}"), ev["games"], ev["seed"],
