@@ -296,3 +296,30 @@ def test_the_rng_state_of_a_snapshot_is_checked_field_by_field(damage):
     damage(bad["rng"])
     with pytest.raises(SnapshotError, match="rng"):
         ToyEngine.from_dict(bad)
+
+
+def test_aec_rewards_arrive_when_the_tick_resolves_and_accumulate_until_the_agent_acts_again():
+    """The toy pays +1 per token grabbed, so rewards flow nearly every tick."""
+    env = toy_env(players=3, tokens=16)
+    env.reset(seed=0)
+    u = env.unwrapped
+    expected = dict.fromkeys(env.possible_agents, 0.0)
+    resolved_with_reward = 0
+    while not any(env.terminations.values()):
+        agent = env.agent_selection
+        last = u._pos == len(u._order) - 1
+        env.step(1 if u.engine.action_mask(agent)[1] else 0)
+        expected[agent] = 0.0  # an agent's accumulated reward restarts when it acts
+        if last:  # the tick resolved: every agent's reward for it arrives at once
+            for b in env.agents:
+                expected[b] += u.rewards[b]
+            resolved_with_reward += any(u.rewards.values())
+        else:
+            assert all(r == 0 for r in u.rewards.values()), "rewards arrive only when the tick resolves"
+        assert u._cumulative_rewards == pytest.approx(expected)
+    assert resolved_with_reward >= 3
+    # each agent reads its last tick's reward in last() before stepping out with None
+    for agent in env.agent_iter():
+        _, r, term, _, _ = env.last()
+        assert term and r == pytest.approx(expected[agent])
+        env.step(None)
