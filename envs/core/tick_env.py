@@ -136,7 +136,6 @@ class TickParallelEnv(ParallelEnv):
         self._act_spaces = {a: spaces.Discrete(self.action_table.n) for a in self.possible_agents}
         self.state_space = spaces.Box(self.encoder.state_layout.low, self.encoder.state_layout.high, dtype=np.float32)
         self.engine: GameEngine | None = None
-        self._last_result = None
         self._last_step: tuple | None = None  # (joint, replaced, result, over) of the last step
 
     # ------------------------------------------------------------------ pickle / copy
@@ -156,8 +155,11 @@ class TickParallelEnv(ParallelEnv):
             self.engine = self.engine_cls.from_dict(state["snapshot"])
         self.agents = list(state["agents"])
         self._last_step = state["last_step"]
-        if self._last_step is not None:
-            self._last_result = self._last_step[2]
+
+    @property
+    def _last_result(self):
+        """The engine's ``StepResult`` of the last step (``None`` after ``reset``)."""
+        return None if self._last_step is None else self._last_step[2]
 
     def default_tick_bound(self) -> int:
         """The truncation limit when neither ``max_ticks`` nor ``max_cycles`` is given (games
@@ -189,7 +191,6 @@ class TickParallelEnv(ParallelEnv):
             self.engine = self.engine_cls(self.engine_config, rng)
         if options:
             logger.warn(f"{self.metadata['name']}.reset: ignoring unknown options {sorted(options)}; known: ['snapshot']")
-        self._last_result = None
         self._last_step = None
         self.agents = self.engine.live_agents()
         obs = {a: self._observe(a) for a in self.agents}
@@ -225,7 +226,6 @@ class TickParallelEnv(ParallelEnv):
         engine = self.engine
         acting = self.agents
         result = engine.step_validated(joint)
-        self._last_result = result
         terminated = engine.done
         truncated = (not terminated) and engine.tick >= self.max_ticks
         observe, mask = self.encoder.observe, engine.action_mask
@@ -327,7 +327,6 @@ class TickParallelEnv(ParallelEnv):
         self.engine = engine
         self.agents = engine.live_agents()
         self._last_step = None
-        self._last_result = None
 
     def _check_restored(self, engine: GameEngine) -> None:
         """A restored game must be playable: observations, masks and state inside their spaces."""

@@ -210,3 +210,15 @@ def test_the_exported_actor_gives_the_modules_logits():
         out = module.forward_inference({Columns.OBS: {"observation": torch.as_tensor(x),
                                                       "action_mask": torch.ones((4, 5), dtype=torch.int8)}})
     np.testing.assert_allclose(actor.logits(x), out[Columns.ACTION_DIST_INPUTS].numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_the_docs_dry_run_command_runs_as_written():
+    """The `--dry-run` line of docs/training.md's RLlib section, as a user types it."""
+    import re
+    import shlex
+
+    text = (ROOT / "docs" / "training.md").read_text(encoding="utf-8").split("## Training on Ray RLlib", 1)[1]
+    line = next(m.group(1) for m in re.finditer(r"^python -m training (train .*--backend rllib --dry-run)\s*$", text, re.M))
+    r = _cli(*shlex.split(line), timeout=90)
+    assert r.returncode == 0, r.stderr
+    assert "RLlib PPO" in r.stdout

@@ -41,8 +41,10 @@ def main(argv: list[str] | None = None) -> int:
         for env_id in envs.ENV_IDS:
             r = mod.measure(env_id, steps=args.steps)
             ratio = r["agent_steps_per_s"] / r["raw_agent_steps_per_s"]
+            extra = "".join(f", {k[:-len('_agent_steps_per_s')]} {v:,.0f}" for k, v in r.items()
+                            if k.endswith("_agent_steps_per_s") and k != "raw_agent_steps_per_s")
             print(f"{lib:9s} {env_id:18s} {r['agent_steps_per_s']:9.0f} agent-steps/s through the wrapper, "
-                  f"raw {r['raw_agent_steps_per_s']:9.0f} ({ratio:.2f}x)", flush=True)
+                  f"raw {r['raw_agent_steps_per_s']:9.0f} ({ratio:.2f}x){extra}", flush=True)
             rows.append(r)
     if args.json:
         with open(args.json, "w", encoding="utf-8") as f:

@@ -17,17 +17,15 @@ the pipe round trip and the scheduler, not by the game.
 
 Needs AgileRL's venv (it pins tensordict==0.13.0):
 
-    /path/to/agilerl-venv/bin/python -m envs.bench.integrations.agilerl [steps]
+    /path/to/agilerl-venv/bin/python -m envs.bench.integrations --library agilerl
 """
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
 
-import envs
 from envs.bench.integrations import raw_rate, small_config
 from envs.bench.harness import random_legal
 from envs.core.seeding import make_rng
@@ -95,20 +93,3 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
         "ippo_agent_steps_per_s": _vec_rate(env_id, config, steps, seed, num_envs, policy=True),
         "raw_agent_steps_per_s": raw_rate(env_id, config, steps, seed),
     }
-
-
-def main(argv: list[str] | None = None) -> int:
-    argv = sys.argv[1:] if argv is None else argv
-    steps = int(argv[0]) if argv else 2000
-    import torch
-
-    torch.set_num_threads(1)
-    for env_id in envs.ENV_IDS:
-        r = measure(env_id, steps=steps)
-        print(f"{env_id:18s} {r['config']}: vec env {r['agent_steps_per_s']:9.0f}  "
-              f"vec env + IPPO {r['ippo_agent_steps_per_s']:9.0f}  raw {r['raw_agent_steps_per_s']:9.0f} agent-steps/s")
-    return 0
-
-
-if __name__ == "__main__":
-    raise SystemExit(main())

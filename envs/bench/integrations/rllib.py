@@ -16,12 +16,11 @@ included; torch on one thread). Skip it with ``env_runner=False``.
 An agent-step is one agent acting once: one entry of a joint action dict (parallel) or one
 ``PettingZooEnv.step`` call (AEC).
 
-    python -m envs.bench.integrations.rllib [steps]
+    python -m envs.bench.integrations --library rllib
 """
 
 from __future__ import annotations
 
-import sys
 import time
 
 import envs
@@ -110,17 +109,3 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
         out["env_runner"] = "ray.rllib.env.multi_agent_env_runner.MultiAgentEnvRunner(masked_ppo_config(...)).sample"
         out["env_runner_agent_steps_per_s"] = _env_runner_rate(env_id, config, steps, seed)
     return out
-
-
-def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    steps = int(argv[0]) if argv else 2000
-    for env_id in envs.ENV_IDS:
-        r = measure(env_id, steps=steps)
-        print(f"{env_id:20s} {r['config']}  ParallelPettingZooEnv {r['agent_steps_per_s']:9.0f}  "
-              f"PettingZooEnv {r['aec_agent_steps_per_s']:9.0f}  raw {r['raw_agent_steps_per_s']:9.0f}  "
-              f"EnvRunner.sample {r['env_runner_agent_steps_per_s']:7.0f} agent-steps/s")
-
-
-if __name__ == "__main__":
-    main()

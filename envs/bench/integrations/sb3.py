@@ -12,12 +12,11 @@ same process (``raw``). An agent-step is one agent acting once: one slot of one
 ``VecEnv.step`` (SuperSuit gives every seat of every game a slot), or one entry of a
 parallel joint action. No policy runs: this is what the env side of a training loop costs.
 
-    python -m envs.bench.integrations.sb3 [steps]
+    python -m envs.bench.integrations --library sb3
 """
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
@@ -77,16 +76,3 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
         "agent_steps_per_s": rate,
         "raw_agent_steps_per_s": raw_rate(env_id, config, taken, seed),
     }
-
-
-def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    steps = int(argv[0]) if argv else 2000
-    for env_id in envs.ENV_IDS:
-        r = measure(env_id, steps=steps)
-        print(f"{env_id:20s} {r['config']}  SuperSuit+ActionMaskVecEnv {r['agent_steps_per_s']:9.0f}  "
-              f"raw {r['raw_agent_steps_per_s']:9.0f} agent-steps/s  ({r['steps']} agent-steps)")
-
-
-if __name__ == "__main__":
-    main()

@@ -11,12 +11,11 @@ training loop pays per transition, buffer writes included), and our
 An agent-step is one agent acting once: one ``PettingZooEnv.step`` call, one
 Tianshou transition, or one entry of a parallel joint action.
 
-    python -m envs.bench.integrations.tianshou [steps]
+    python -m envs.bench.integrations --library tianshou
 """
 
 from __future__ import annotations
 
-import sys
 import time
 
 import numpy as np
@@ -89,16 +88,3 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, config: dict | None =
         "collector_agent_steps_per_s": _collector_rate(env_id, config, steps, seed),
         "raw_agent_steps_per_s": raw_rate(env_id, config, steps, seed),
     }
-
-
-def main(argv: list[str] | None = None) -> None:
-    argv = sys.argv[1:] if argv is None else argv
-    steps = int(argv[0]) if argv else 2000
-    for env_id in envs.ENV_IDS:
-        r = measure(env_id, steps=steps)
-        print(f"{env_id:20s} {r['config']}  PettingZooEnv {r['agent_steps_per_s']:9.0f}  "
-              f"Collector {r['collector_agent_steps_per_s']:9.0f}  raw {r['raw_agent_steps_per_s']:9.0f} agent-steps/s")
-
-
-if __name__ == "__main__":
-    main()

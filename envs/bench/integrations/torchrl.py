@@ -14,12 +14,11 @@ move in the AEC form).
 process for as many joint steps, with uniformly random legal actions drawn from
 the masks with numpy, reset when a game ends.
 
-    python -m envs.bench.integrations.torchrl [steps]
+    python -m envs.bench.integrations --library torchrl
 """
 
 from __future__ import annotations
 
-import sys
 import time
 import warnings
 
@@ -74,15 +73,3 @@ def measure(env_id: str, steps: int = 2000, seed: int = 0, form: str = "parallel
         "agent_steps": agent_steps,
         "raw_agent_steps_per_s": raw,
     }
-
-
-if __name__ == "__main__":  # pragma: no cover - manual benchmark
-    n = int(sys.argv[1]) if len(sys.argv) > 1 else 2000
-    import torch
-
-    torch.set_num_threads(1)
-    for eid in envs.ENV_IDS:
-        for f in ("parallel", "aec"):
-            r = measure(eid, n, form=f)
-            print(f"{eid:18s} {f:8s} torchrl {r['agent_steps_per_s']:9.0f} agent-steps/s   "
-                  f"raw {r['raw_agent_steps_per_s']:9.0f}   ratio {r['raw_agent_steps_per_s'] / r['agent_steps_per_s']:.1f}x")
