@@ -8,11 +8,7 @@
   learning curve.
 * :class:`SelfPlayCallback`: adds a frozen snapshot of the learner to the
   bridge's pool at the start and every ``snapshot_every`` timesteps, and
-  keeps the pool on disk so ``--resume`` restores it: one plain ``.npz`` per
-  snapshot (:meth:`~training.actor.NumpyActor.save_npz`, read back with
-  ``allow_pickle=False`` and its shape chain checked) listed with its SHA-256
-  in ``pool.json``. Nothing is unpickled; old ``snapshot_*.pkl`` files are
-  never read (a warning names them).
+  keeps the pool on disk (:mod:`training.pool`) so ``--resume`` restores it.
 * :class:`PeriodicSaveCallback`: calls a save function every N timesteps.
 * :class:`InterruptCallback` with :class:`SigintGuard`: the first Ctrl-C
   stops learning cleanly at the next step (the trainer then saves a
@@ -21,11 +17,7 @@
 
 from __future__ import annotations
 
-import json
-import os
-import re
 import signal
-import warnings
 from collections import defaultdict, deque
 from pathlib import Path
 from typing import Callable
@@ -34,6 +26,7 @@ import numpy as np
 from stable_baselines3.common.callbacks import BaseCallback
 
 from training.actor import NumpyActor
+from training.pool import SnapshotStore
 
 
 class EpisodeStatsCallback(BaseCallback):
@@ -71,91 +64,24 @@ class EpisodeStatsCallback(BaseCallback):
                 self.logger.record(f"opponents/win_rate_vs_{other}", float(np.mean(vals)))
 
 
-POOL_INDEX = "pool.json"
-POOL_FORMAT = "kitchen-arena-self-play-pool"
-_SNAPSHOT = re.compile(r"snapshot_(0|[1-9][0-9]*)\.npz")
-
-
 class SelfPlayCallback(BaseCallback):
-    """Feeds the bridge's self-play pool with frozen learner snapshots."""
+    """Feeds the bridge's self-play pool with frozen learner snapshots (kept on disk by
+    :class:`training.pool.SnapshotStore`)."""
 
     def __init__(self, vec_env, snapshot_every: int, pool_dir: Path | None, pool_size: int):
         super().__init__()
         self.vec_env = vec_env
         self.every = snapshot_every
-        self.pool_dir = Path(pool_dir) if pool_dir else None
-        self.pool_size = pool_size
+        self.store = SnapshotStore(pool_dir, pool_size, int(vec_env.observation_space.shape[0]),
+                                   int(vec_env.action_space.n))
         self.next_at = 0
         self.pool: list[str] = []
-        self._saved: list[dict] = []  # pool.json entries: file, timesteps, sha256
-
-    # ------------------------------------------------------------------ on disk
-    def _read_index(self) -> list[dict]:
-        """The validated entries of ``pool.json`` (CheckpointError if it is malformed)."""
-        from training.checkpoints import CheckpointError
-
-        path = self.pool_dir / POOL_INDEX
-        allowed = (f'allowed: {{"format": "{POOL_FORMAT}", "format_version": 1, "snapshots": [{{"file": '
-                   f'"snapshot_<timesteps>.npz", "timesteps": <timesteps>, "sha256": <64 hex digits>}}, ...]}}')
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"self-play pool {str(path)!r} is not valid JSON ({e}); {allowed}") from e
-        entries = data.get("snapshots") if isinstance(data, dict) and data.get("format") == POOL_FORMAT \
-            and data.get("format_version") == 1 else None
-        if not isinstance(entries, list):
-            raise CheckpointError(f"self-play pool {str(path)!r} is not a {POOL_FORMAT} index; {allowed}")
-        for e in entries:
-            name = e.get("file") if isinstance(e, dict) else None
-            m = _SNAPSHOT.fullmatch(name) if isinstance(name, str) else None
-            if (m is None or set(e) != {"file", "timesteps", "sha256"} or e["timesteps"] != int(m.group(1))
-                    or not isinstance(e["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", e["sha256"])):
-                raise CheckpointError(f"self-play pool {str(path)!r}: entry {e!r} is not allowed; {allowed}")
-        return entries
-
-    def _load_snapshot(self, entry: dict) -> NumpyActor:
-        from training.checkpoints import CheckpointError, contained_file, sha256_of
-
-        path = contained_file(self.pool_dir, entry["file"], "self-play snapshot")
-        where = f"self-play snapshot {str(path)!r}"
-        if not path.is_file():
-            raise CheckpointError(f"{where} is listed in {POOL_INDEX} but missing")
-        digest = sha256_of(path)
-        if digest != entry["sha256"]:
-            raise CheckpointError(f"{where} is corrupt or was modified: its SHA-256 is {digest[:16]}..., "
-                                  f"{POOL_INDEX} records {entry['sha256'][:16]}...; refusing to load it")
-        try:
-            actor = NumpyActor.load_npz(path)
-            actor.expect(int(self.vec_env.observation_space.shape[0]), int(self.vec_env.action_space.n))
-        except Exception as e:  # noqa: BLE001 - numpy's refusals and the shape chain
-            raise CheckpointError(f"{where} does not load: {type(e).__name__}: {e}") from e
-        return actor
 
     def restore(self) -> int:
-        """Reload the snapshots saved by an earlier session (verified against
-        ``pool.json``); returns how many."""
-        from training.checkpoints import CheckpointError
-
-        if not self.pool_dir or not self.pool_dir.is_dir():
-            return 0
-        legacy = sorted(p.name for p in self.pool_dir.glob("snapshot_*.pkl"))
-        if legacy:
-            warnings.warn(f"self-play pool {str(self.pool_dir)!r}: {len(legacy)} pickled snapshot(s) of an older "
-                          f"version ({', '.join(legacy[:3])}{', ...' if len(legacy) > 3 else ''}) are never "
-                          f"unpickled and are ignored; delete them", UserWarning, stacklevel=2)
-        if not (self.pool_dir / POOL_INDEX).is_file():
-            stray = sorted(p.name for p in self.pool_dir.glob("snapshot_*.npz"))
-            if stray:
-                raise CheckpointError(f"self-play pool {str(self.pool_dir)!r} holds {stray[:3]} but no {POOL_INDEX} "
-                                      f"with their SHA-256; refusing unverified snapshots (delete the directory to "
-                                      f"restart the pool from the checkpoint's weights)")
-            return 0
-        entries = sorted(self._read_index(), key=lambda e: e["timesteps"])[-self.pool_size:]
-        actors = [(e, self._load_snapshot(e)) for e in entries]  # all verified before any is used
-        for e, actor in actors:
-            self.pool = self.vec_env.add_snapshot(f"snapshot@{e['timesteps']}", actor.state())
-        self._saved = list(entries)
-        return len(entries)
+        """Reload the snapshots saved by an earlier session; returns how many."""
+        for timesteps, actor in self.store.restore():
+            self.pool = self.vec_env.add_snapshot(f"snapshot@{timesteps}", actor.state())
+        return len(self.store.saved)
 
     def prime(self, model) -> None:
         """Fill the pool before learning starts (SB3 resets the env before
@@ -168,23 +94,7 @@ class SelfPlayCallback(BaseCallback):
     def add_now(self, timesteps: int, policy=None) -> None:
         actor = NumpyActor.from_sb3_policy(policy if policy is not None else self.model.policy)
         self.pool = self.vec_env.add_snapshot(f"snapshot@{timesteps}", actor.state())
-        if self.pool_dir:
-            from training.checkpoints import sha256_of
-
-            self.pool_dir.mkdir(parents=True, exist_ok=True)
-            name = f"snapshot_{int(timesteps)}.npz"
-            tmp = self.pool_dir / (name + ".tmp")
-            actor.save_npz(tmp)
-            os.replace(tmp, self.pool_dir / name)
-            self._saved = [e for e in self._saved if e["file"] != name]
-            self._saved.append({"file": name, "timesteps": int(timesteps), "sha256": sha256_of(self.pool_dir / name)})
-            dropped, self._saved = self._saved[:-self.pool_size], self._saved[-self.pool_size:]
-            index = {"format": POOL_FORMAT, "format_version": 1, "snapshots": self._saved}
-            tmp_index = self.pool_dir / (POOL_INDEX + ".tmp")
-            tmp_index.write_text(json.dumps(index, indent=2) + "\n", encoding="utf-8")
-            os.replace(tmp_index, self.pool_dir / POOL_INDEX)
-            for old in dropped:
-                (self.pool_dir / old["file"]).unlink(missing_ok=True)
+        self.store.save(timesteps, actor)
         self.next_at = timesteps + self.every
 
     def _on_step(self) -> bool:

@@ -49,6 +49,7 @@ import math
 import os
 import shutil
 import time
+import weakref
 from pathlib import Path
 from typing import Any, Callable
 
@@ -62,18 +63,20 @@ from training.copies import POOL, BridgeSettings, CopyGroup
 
 ALGORITHM = "rllib-ppo"
 MODULE_FILE = "rllib_module.npz"
+OPTIMIZER_FILE = "rllib_optimizer.npz"
 POLICY_ID = "shared"
 ENV_NAME = "kitchen_arena/training_bridge"
 _ENV_COUNTER = itertools.count()
+#: every bridge env alive in this process (the driver or one env runner): the self-play pool's
+#: snapshots reach them through :func:`_add_snapshot_here`
+_LIVE_ENVS: "weakref.WeakSet" = weakref.WeakSet()
+EPISODES_KEY = "kitchen_arena/episodes"
 
 #: config keys with no RLlib meaning in this backend (yet): key -> why
 UNSUPPORTED = {
-    "algorithm.lr_schedule": "only 'constant' is mapped to RLlib's lr",
     "algorithm.target_kl": "SB3's early stop of an update has no RLlib PPO counterpart",
     "algorithm.normalize_advantage": "RLlib's PPO always standardises advantages",
     "training.device": "the RLlib backend learns on the CPU only",
-    "pretrain": "behaviour cloning runs on the SB3 model only",
-    "self_play": "the self-play pool is not implemented for RLlib",
 }
 
 
@@ -95,21 +98,12 @@ def check_supported(cfg: dict, plan: Any, resume: bool = False, address: str | N
                           f"remove it or train with --backend sb3")
 
     a, t = cfg["algorithm"], cfg["training"]
-    if a["lr_schedule"] != "constant":
-        refuse("algorithm.lr_schedule", a["lr_schedule"], UNSUPPORTED["algorithm.lr_schedule"])
     if a["target_kl"] is not None:
         refuse("algorithm.target_kl", a["target_kl"], UNSUPPORTED["algorithm.target_kl"])
     if not a["normalize_advantage"]:
         refuse("algorithm.normalize_advantage", False, UNSUPPORTED["algorithm.normalize_advantage"])
     if t["device"] != "cpu":
         refuse("training.device", t["device"], UNSUPPORTED["training.device"])
-    for key in _diff_keys("pretrain", cfg):
-        refuse(key, cfg["pretrain"][key.split(".", 1)[1]], UNSUPPORTED["pretrain"])
-    if plan.uses_pool:
-        refuse(f"seats.others.{POOL}", plan.settings.seating.others[POOL], UNSUPPORTED["self_play"]
-               + " (give seats.others only random, heuristic, noop or checkpoint:DIR weights)")
-    for key in _diff_keys("self_play", cfg):
-        refuse(key, cfg["self_play"][key.split(".", 1)[1]], UNSUPPORTED["self_play"])
     if resume and ck.is_checkpoint(plan.checkpoint_dir):
         meta = ck.read_metadata(plan.checkpoint_dir)
         if meta["algorithm"] != ALGORITHM:
@@ -174,12 +168,20 @@ def _env_class():
             self._noop = np.zeros(enc.n_actions, dtype=np.int8)
             self._noop[0] = 1
             self._pending = None
+            # as the trainer's plan says: only a game with seats beside the learner's draws from the pool
+            self.uses_pool = POOL in settings.seating.others and self.group.k < len(self.group.agents)
+            for name, state in config.get("pool") or ():  # the pool as it was when this runner was (re)built
+                self.group.add_snapshot(name, state)
+            _LIVE_ENVS.add(self)
 
         def _obs(self, obs: np.ndarray, masks: np.ndarray) -> dict:
             return {a: {"observation": obs[j], "action_mask": masks[j].astype(np.int8)}
                     for j, a in enumerate(self.agents)}
 
         def reset(self, *, seed: int | None = None, options: dict | None = None):
+            if self.uses_pool and not self.group.pool:
+                raise KitchenArenaError("the self-play pool of this env runner is empty: the driver adds the "
+                                        "learner's first snapshot before sampling starts")
             if seed is not None or self._pending is None:
                 obs, masks = self.group.reset([int(seed)] if seed is not None else None)
             else:  # the bridge has already dealt the next game (its own generator continues)
@@ -211,12 +213,51 @@ def _make_env(config: Any):
     return _env_class()(config)
 
 
+def _add_snapshot_here(name: str, state: dict, env_runner: Any = None) -> int:
+    """Add a frozen learner snapshot to the pool of every bridge env in this process; how many."""
+    envs_here = list(_LIVE_ENVS)
+    for env in envs_here:
+        if env.uses_pool:
+            env.group.add_snapshot(name, state)
+    return len(envs_here)
+
+
+def _on_episode_end(*, episode: Any, metrics_logger: Any = None, prev_episode_chunks: list | None = None,
+                    **kwargs: Any) -> None:
+    """RLlib callback: one ``(return, win, score, length)`` item per finished game, as the SB3
+    backend's :class:`training.callbacks.EpisodeStatsCallback` records (the first learner slot's)."""
+    if metrics_logger is None:
+        return
+    infos = episode.get_infos(-1)
+    info = infos.get("learner_0") if isinstance(infos, dict) else None
+    if not info or "win" not in info:
+        return  # cut by the rollout fragment, not a finished game
+    chunks = [c.agent_episodes["learner_0"] for c in [*(prev_episode_chunks or []), episode]
+              if "learner_0" in c.agent_episodes]  # a game cut by rollout fragments arrives in chunks
+    metrics_logger.log_value(EPISODES_KEY, (float(sum(c.get_return() for c in chunks)), float(info["win"]),
+                                            float(info["score"]), int(sum(len(c) for c in chunks))),
+                             reduce="item_series")
+
+
 def _map_to_shared(agent_id: Any, episode: Any = None, **kwargs: Any) -> str:
     return POLICY_ID
 
 
-def build_config(cfg: dict, plan: Any):
-    """The RLlib ``PPOConfig`` of a (checked) config."""
+def learning_rate(cfg: dict, plan: Any, done: int = 0) -> float | list:
+    """RLlib's ``lr``: the constant, or SB3's linear schedule ``lr x (1 - agent steps / total)`` as
+    RLlib's piecewise-linear ``[[env steps, lr], ...]`` over this run's env steps (one env step =
+    one agent step per learner slot), from where a resumed run ``done`` agent steps in continues."""
+    a, total = cfg["algorithm"], int(cfg["training"]["total_timesteps"])
+    lr = float(a["learning_rate"])
+    if a["lr_schedule"] == "constant":
+        return lr
+    left = max(0, total - int(done))
+    return [[0, lr * left / total], [max(1, math.ceil(left / plan.learners)), 0.0]]
+
+
+def build_config(cfg: dict, plan: Any, pool: list | None = None, done: int = 0):
+    """The RLlib ``PPOConfig`` of a (checked) config; ``pool``: ``(name, actor state)`` snapshots
+    every env starts with (the self-play pool); ``done``: agent steps a resumed run has behind it."""
     from ray.rllib.algorithms.ppo import PPOConfig
     from ray.rllib.core.rl_module.multi_rl_module import MultiRLModuleSpec
     from ray.tune.registry import register_env
@@ -230,19 +271,23 @@ def build_config(cfg: dict, plan: Any):
     config = (
         PPOConfig()
         .framework("torch")
-        .environment(ENV_NAME, env_config={"settings": plan.settings}, disable_env_checking=True)
+        .environment(ENV_NAME, env_config={"settings": plan.settings, "pool": list(pool or ())},
+                     disable_env_checking=True)
         .env_runners(num_env_runners=runners, num_envs_per_env_runner=per, rollout_fragment_length="auto",
                      num_cpus_per_env_runner=1)
         .learners(num_learners=0)
         .multi_agent(policies={POLICY_ID}, policy_mapping_fn=_map_to_shared)
         .rl_module(rl_module_spec=MultiRLModuleSpec(rl_module_specs={
             POLICY_ID: module_spec(list(a["net_arch"]), a["activation"])}))
-        .training(lr=a["learning_rate"], gamma=a["gamma"], lambda_=a["gae_lambda"], clip_param=a["clip_range"],
+        .training(lr=learning_rate(cfg, plan, done), gamma=a["gamma"], lambda_=a["gae_lambda"], clip_param=a["clip_range"],
                   entropy_coeff=a["ent_coef"], vf_loss_coeff=a["vf_coef"], num_epochs=a["n_epochs"],
                   minibatch_size=min(a["batch_size"], batch * plan.learners), train_batch_size_per_learner=batch,
                   grad_clip=a["max_grad_norm"], grad_clip_by="global_norm", use_kl_loss=False,
                   vf_clip_param=1e10)
         .debugging(seed=t["seed"])
+        .callbacks(on_episode_end=_on_episode_end)
+        # an env runner that fails fails the command (RLlib's default restarts it forever)
+        .fault_tolerance(restart_failed_env_runners=False, ignore_env_runner_failures=False)
     )
     return config
 
@@ -330,6 +375,102 @@ def save_rllib_checkpoint(directory: str | Path, module: Any, plan: Any, cfg: di
     return meta
 
 
+def _linears(module: Any) -> list:
+    import torch.nn as nn
+
+    return [m for m in module.modules() if isinstance(m, nn.Linear)]
+
+
+def sb3_policy_to_module_state(policy: Any, module: Any) -> dict:
+    """The weights of an SB3 ``MlpPolicy`` (separate actor and critic MLPs, as the bridge builds
+    them) in the RLlib module's names: actor MLP -> ``encoder.actor_encoder``, ``action_net`` ->
+    ``pi``, critic MLP -> ``encoder.critic_encoder``, ``value_net`` -> ``vf``; layer by layer, every
+    shape checked. Used to start RLlib PPO from the behaviour-cloned policy of ``pretrain``."""
+    import torch
+
+    enc = module.encoder
+    pairs = [(policy.mlp_extractor.policy_net, enc.actor_encoder), (policy.action_net, module.pi),
+             (policy.mlp_extractor.value_net, enc.critic_encoder), (policy.value_net, module.vf)]
+    state = {k: v.detach().clone() for k, v in module.state_dict().items()}
+    names = {id(p): n for n, p in module.named_parameters()}
+    for src, dst in pairs:
+        a, b = _linears(src), _linears(dst)
+        if len(a) != len(b):
+            raise ValueError(f"the SB3 policy has {len(a)} linear layers where the RLlib module has {len(b)}")
+        for la, lb in zip(a, b):
+            for pa, pb in ((la.weight, lb.weight), (la.bias, lb.bias)):
+                if tuple(pa.shape) != tuple(pb.shape):
+                    raise ValueError(f"layer shapes differ: SB3 {tuple(pa.shape)} vs RLlib {tuple(pb.shape)}")
+                state[names[id(pb)]] = pa.detach().cpu().clone().to(torch.float32)
+    return state
+
+
+def save_optimizer_state(directory: Path, learner_group: Any) -> tuple[str, str]:
+    """The learner's optimizer state (Adam's moments and step counts) as plain arrays in
+    ``rllib_optimizer.npz``: ``<optimizer>/state/<param>/<name>`` arrays and, per optimizer, its
+    ``module_id`` and JSON ``param_groups`` as strings. Returns (file, sha256)."""
+    state = learner_group.get_state(components="learner/optimizer")["learner"]["optimizer"]
+    arrays: dict[str, np.ndarray] = {}
+    for opt_name, opt in state.items():
+        arrays[f"{opt_name}/module_id"] = np.asarray(str(opt["module_id"]))
+        arrays[f"{opt_name}/param_groups"] = np.asarray(json.dumps(opt["state"]["param_groups"]))
+        for idx, entries in opt["state"]["state"].items():
+            for k, v in entries.items():
+                arrays[f"{opt_name}/state/{int(idx)}/{k}"] = np.asarray(v)
+    tmp = directory / (OPTIMIZER_FILE + ".tmp")
+    with open(tmp, "wb") as f:
+        np.savez(f, **arrays)
+    os.replace(tmp, directory / OPTIMIZER_FILE)
+    return OPTIMIZER_FILE, ck.sha256_of(directory / OPTIMIZER_FILE)
+
+
+def load_optimizer_state(directory: Path, meta: dict, learner_group: Any, module: Any) -> dict:
+    """The optimizer state of ``rllib_optimizer.npz`` (its SHA-256 checked against the metadata,
+    ``allow_pickle=False``), checked against the learner's own optimizer (names, parameter count,
+    shapes), in the structure ``learner_group.set_state`` takes."""
+    d = Path(directory)
+    path = ck.contained_file(d, meta["optimizer_file"], "optimizer file")
+    where = f"checkpoint {str(d)!r}: {meta['optimizer_file']}"
+    if not path.is_file():
+        raise ck.CheckpointError(f"{where} is listed in the metadata but missing")
+    digest = ck.sha256_of(path)
+    if digest != meta.get("optimizer_sha256"):
+        raise ck.CheckpointError(f"{where} is corrupt or was modified: its SHA-256 is {digest[:16]}..., the metadata "
+                                 f"records {str(meta.get('optimizer_sha256'))[:16]}...; refusing to load it")
+    try:
+        with np.load(path, allow_pickle=False) as z:
+            arrays = {k: z[k] for k in z.files}
+    except Exception as e:  # noqa: BLE001
+        raise ck.CheckpointError(f"{where} does not load: {e}") from e
+    current = learner_group.get_state(components="learner/optimizer")["learner"]["optimizer"]
+    out: dict = {}
+    try:
+        for opt_name, opt in current.items():
+            groups = [{k: tuple(v) if isinstance(v, list) and k != "params" else v for k, v in g.items()}
+                      for g in json.loads(str(arrays[f"{opt_name}/param_groups"]))]  # JSON made Adam's betas a list
+            entries: dict = {}
+            prefix = f"{opt_name}/state/"
+            for key, v in arrays.items():
+                if key.startswith(prefix):
+                    idx, name = key[len(prefix):].split("/", 1)
+                    entries.setdefault(int(idx), {})[name] = float(v) if v.ndim == 0 and name == "step" else v
+            shapes = [tuple(p.shape) for p in module.parameters()]  # the optimizer's parameters, in order
+            for i, e in entries.items():
+                if not 0 <= i < len(shapes) or any(np.shape(v) not in ((), shapes[i]) for v in e.values()):
+                    raise ValueError(f"the optimizer state of parameter {i} does not fit the module the config builds")
+            if len(groups) != len(opt["state"]["param_groups"]):
+                raise ValueError(f"{len(groups)} parameter groups, the learner's optimizer has "
+                                 f"{len(opt['state']['param_groups'])}")
+            out[opt_name] = {"module_id": str(arrays[f"{opt_name}/module_id"]),
+                             "state": {"state": entries, "param_groups": groups}}
+    except (KeyError, ValueError, json.JSONDecodeError) as e:
+        raise ck.CheckpointError(f"{where}: {e}; resume with the same algorithm section") from e
+    if set(k.split("/", 1)[0] for k in arrays) != set(current):
+        raise ck.CheckpointError(f"{where} holds optimizers {sorted(set(k.split('/', 1)[0] for k in arrays))}, "
+                                 f"the learner has {sorted(current)}")
+    return out
+
+
 def load_module_state(directory: str | Path, meta: dict, module: Any) -> dict:
     """The module weights of an RLlib-backend checkpoint (``rllib_module.npz``, its hash verified,
     plain arrays read with ``allow_pickle=False``), checked against ``module``'s own names and
@@ -372,18 +513,111 @@ def _lifetime(result: dict, key: str) -> int:
     return int(v or 0)
 
 
+def _ray_logs() -> str:
+    try:
+        import ray
+
+        return str(Path(ray._private.worker._global_node.get_session_dir_path()) / "logs")
+    except Exception:  # noqa: BLE001 - a private path; the default place otherwise
+        return "/tmp/ray/session_latest/logs"
+
+
+def _learner_module(algo: Any) -> Any:
+    """The module as the learner holds it (the driver's copy, synchronised inference-only after each
+    iteration, has a stale critic): the learner's weights loaded into that copy."""
+    import torch
+
+    module = algo.get_module(POLICY_ID)
+    weights = algo.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID]
+    module.load_state_dict({k: torch.as_tensor(np.asarray(v)) for k, v in weights.items()}, strict=True)
+    return module
+
+
+def _snapshot_everywhere(algo: Any, name: str, state: dict) -> None:
+    """Add a snapshot to the self-play pool of every env on every env runner (and the driver's)."""
+    from functools import partial
+
+    counts = algo.env_runner_group.foreach_env_runner(partial(_add_snapshot_here, name, state),
+                                                      local_env_runner=True)
+    if not sum(int(c or 0) for c in counts):
+        raise KitchenArenaError("the self-play snapshot reached no env: no env runner holds a bridge env")
+
+
+def _pretrain_sb3(cfg: dict, plan: Any, log: Callable[[str], None]) -> tuple[Any, dict]:
+    """Behaviour cloning exactly as the SB3 backend does it (:func:`training.pretrain.pretrain`, on
+    an SB3 ``MaskablePPO`` policy of the same architecture in the same bridge); returns the fitted
+    policy and the summary recorded in the metadata. Its ``pretrain/*`` TensorBoard scalars go to
+    the run directory."""
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.logger import configure
+
+    from training.pretrain import pretrain
+    from training.trainer import _ppo_kwargs
+    from training.vec_env import MultiAgentVecEnv
+
+    t = cfg["training"]
+    venv = MultiAgentVecEnv(plan.settings, t["env_copies"], 1)
+    try:
+        kwargs, policy_kwargs = _ppo_kwargs(cfg)
+        model = MaskablePPO("MlpPolicy", venv, seed=t["seed"], device="cpu", verbose=0, policy_kwargs=policy_kwargs,
+                            **kwargs)
+        model.set_logger(configure(str(plan.run_dir), ["tensorboard"]))
+        summary = pretrain(model, plan.settings, cfg, log)
+        model.logger.close()
+        return model.policy, summary
+    finally:
+        venv.close()
+
+
+def _games(value: Any) -> list[tuple]:
+    """The ``(return, win, score, length)`` games of one iteration (RLlib reduces a series of one
+    item to the item itself)."""
+    if value is None or len(value) == 0:
+        return []
+    if isinstance(value[0], (int, float, np.number)):
+        return [tuple(value)]
+    return [tuple(g) for g in value]
+
+
+def _record(logger: Any, result: dict, episodes: list[tuple], pool: int | None, rate: float, steps: int) -> None:
+    """One TensorBoard record per iteration, under the SB3 backend's tags where they mean the same."""
+    if episodes:
+        arr = np.asarray(episodes, dtype=np.float64)
+        logger.record("rollout/ep_rew_mean", float(arr[:, 0].mean()))
+        logger.record("rollout/win_rate", float(arr[:, 1].mean()))
+        logger.record("rollout/score", float(arr[:, 2].mean()))
+        logger.record("rollout/ep_len_mean", float(arr[:, 3].mean()))
+    learner = ((result.get("learners") or {}).get(POLICY_ID)) or {}
+    for ours, theirs in (("policy_gradient_loss", "policy_loss"), ("value_loss", "vf_loss"),
+                         ("entropy_loss", "entropy"), ("explained_variance", "vf_explained_var"),
+                         ("loss", "total_loss"), ("learning_rate", "default_optimizer_learning_rate")):
+        v = learner.get(theirs)
+        if isinstance(v, (int, float, np.floating)) and not math.isnan(float(v)):
+            logger.record(f"train/{ours}", -float(v) if ours == "entropy_loss" else float(v))
+    logger.record("time/fps", rate)
+    if pool is not None:
+        logger.record("self_play/pool_size", pool)
+    logger.dump(step=steps)
+
+
 def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, overwrite: bool = False,
                 log: Callable[[str], None] = print, num_cpus: int | None = None):
     """Train ``cfg`` (validated) with RLlib; returns a :class:`training.trainer.TrainResult`.
 
     Everything is checked before Ray starts (:func:`training.trainer.check_run`, then
-    :func:`check_supported`). Without ``address`` a local Ray instance is started and shut down;
-    with one, the command connects to that cluster and disconnects at the end."""
+    :func:`check_supported`, the hashes of a resumed run's files and its self-play pool). Without
+    ``address`` a local Ray instance is started and shut down; with one, the command connects to
+    that cluster and disconnects at the end."""
+    from stable_baselines3.common.logger import configure
+
+    from training.obs import SeatEncoder
+    from training.plotting import plot_curve, read_curve, write_curve
+    from training.pool import SnapshotStore
     from training.trainer import TrainResult, check_run, evaluate_run
 
     plan, resumed = check_run(cfg, resume, overwrite)
     check_supported(cfg, plan, resume, address)
-    ckpt_dir = plan.checkpoint_dir
+    ckpt_dir, run_dir = plan.checkpoint_dir, plan.run_dir
     if resumed is not None and int(resumed["timesteps"]) >= cfg["training"]["total_timesteps"]:
         log(f"nothing to do: {ckpt_dir} already has {int(resumed['timesteps']):,} timesteps "
             f"(training.total_timesteps is {cfg['training']['total_timesteps']:,}); nothing was changed. "
@@ -392,9 +626,16 @@ def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, ove
     import ray
     import torch
 
-    t = cfg["training"]
+    t, sp = cfg["training"], cfg["self_play"]
     torch.set_num_threads(t["torch_threads"])
-    run_dir = plan.run_dir
+    store, restored = None, []
+    if plan.uses_pool:
+        enc = SeatEncoder.for_env(plan.env_spec.make(), plan.settings.normalize)
+        store = SnapshotStore(run_dir / "pool", sp["pool_size"], enc.size, enc.n_actions)
+        if resumed is not None:
+            restored = [(f"snapshot@{n}", a.state()) for n, a in store.restore()]  # verified before Ray starts
+    if resumed is not None and resumed.get("optimizer_file"):
+        ck.contained_file(ckpt_dir, resumed["optimizer_file"], "optimizer file")
     log(plan.describe())
     log(describe(cfg, plan, address))
     runners, _ = env_runner_layout(cfg)
@@ -411,64 +652,120 @@ def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, ove
     algo = None
     t0 = time.perf_counter()
     interrupted = False
+    curve: list[tuple] = read_curve(ckpt_dir / "curve.csv") if resumed is not None else []
     try:
-        algo = build_config(cfg, plan).build_algo()
+        algo = build_config(cfg, plan, restored, int(resumed["timesteps"]) if resumed is not None else 0).build_algo()
+        module = algo.get_module(POLICY_ID)
         base = {"steps": 0, "episodes": 0, "iterations": 0, "seconds": 0.0}
-        if resumed is not None:
-            state = load_module_state(ckpt_dir, resumed, algo.get_module(POLICY_ID))
-            algo.learner_group.set_weights({POLICY_ID: state})
-            algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
-                                               inference_only=True, timeout_seconds=60.0)
-            got = algo.get_module(POLICY_ID).state_dict()
-            if not all(torch.equal(got[k].cpu(), v) for k, v in state.items()):
-                raise ck.CheckpointError(f"--resume: the weights of {ckpt_dir} did not reach the learner")
-            c = resumed.get("counters") or {}
-            base = {"steps": int(resumed["timesteps"]), "episodes": int(c.get("episode_num", 0)),
-                    "iterations": int(c.get("n_updates", 0)), "seconds": float(resumed.get("training_seconds") or 0)}
-            log(f"resuming from {ckpt_dir} at {base['steps']:,} agent steps (module weights from "
-                f"{resumed['model_file']}; the optimizer state restarts)")
-        if overwrite:
+        pretrained = None
+        if overwrite:  # only now, with everything checked and built: the old run goes
             for p in (ckpt_dir, run_dir):
                 if p.is_dir():
                     shutil.rmtree(p)
+        weights, restored_from = None, None
+        if resumed is not None:
+            weights = load_module_state(ckpt_dir, resumed, module)
+            restored_from = "module weights from " + resumed["model_file"]
+            pretrained = resumed.get("pretrain")
+        elif cfg["pretrain"]["steps"] > 0:
+            try:
+                policy, pretrained = _pretrain_sb3(cfg, plan, log)
+            except KeyboardInterrupt:
+                log("interrupted during behaviour cloning: nothing was saved (no PPO step yet)")
+                return TrainResult(ckpt_dir, {}, True, time.perf_counter() - t0)
+            weights = sb3_policy_to_module_state(policy, module)
+            log(f"behaviour-cloned weights loaded into the RLlib module ({len(weights)} tensors)")
+        if weights is not None:
+            algo.learner_group.set_weights({POLICY_ID: weights})
+            if resumed is not None and resumed.get("optimizer_file"):
+                algo.learner_group.set_state({"learner": {"optimizer": load_optimizer_state(
+                    ckpt_dir, resumed, algo.learner_group, module)}})
+                restored_from += " and the optimizer state from " + resumed["optimizer_file"]
+            algo.env_runner_group.sync_weights(from_worker_or_learner_group=algo.learner_group,
+                                               inference_only=True, timeout_seconds=60.0)
+            got = algo.learner_group.get_weights(module_ids=[POLICY_ID])[POLICY_ID]
+            bad = [k for k, v in weights.items() if not np.array_equal(np.asarray(got[k]), v.numpy())]
+            if bad:
+                raise ck.CheckpointError(f"the weights of {restored_from or 'behaviour cloning'} did not reach the "
+                                         f"learner ({bad[:4]})")
+        if resumed is not None:
+            c = resumed.get("counters") or {}
+            base = {"steps": int(resumed["timesteps"]), "episodes": int(c.get("episode_num", 0)),
+                    "iterations": int(c.get("n_updates", 0)), "seconds": float(resumed.get("training_seconds") or 0)}
+            log(f"resuming from {ckpt_dir} at {base['steps']:,} agent steps ({restored_from}"
+                + (f"; {len(restored)} self-play snapshot(s)" if store is not None else "") + ")")
         steps, episodes, iterations = base["steps"], base["episodes"], base["iterations"]
+        pool_size = len(restored)
+        next_snapshot = None
+        if store is not None:
+            if not restored:  # the learner's first weights (cloned ones after pretrain) start the pool
+                actor = actor_of(_learner_module(algo))
+                _snapshot_everywhere(algo, f"snapshot@{steps}", actor.state())
+                store.save(steps, actor)
+                pool_size = 1
+            next_snapshot = steps + int(sp["snapshot_every"])
+        run_dir.mkdir(parents=True, exist_ok=True)
+        logger = configure(str(run_dir), ["tensorboard"])
         t_train = time.perf_counter()
         every = int(t["checkpoint_every"])
         next_save = (steps // every + 1) * every if every else None
 
         def save(complete: bool) -> dict:
             seconds = time.perf_counter() - t_train
+            ckpt_dir.mkdir(parents=True, exist_ok=True)
+            opt_file, opt_sha = save_optimizer_state(ckpt_dir, algo.learner_group)
             return save_rllib_checkpoint(
-                ckpt_dir, algo.get_module(POLICY_ID), plan, cfg, timesteps=steps, iterations=iterations,
+                ckpt_dir, _learner_module(algo), plan, cfg, timesteps=steps, iterations=iterations,
                 episodes=episodes, complete=complete,
                 extra={"training_seconds": round(base["seconds"] + time.perf_counter() - t0, 1),
                        "steps_per_second": round((steps - base["steps"]) / max(1e-9, seconds), 1),
+                       "pretrain": pretrained, "optimizer_file": opt_file, "optimizer_sha256": opt_sha,
                        "rllib": {"num_env_runners": runners, "num_envs_per_env_runner": env_runner_layout(cfg)[1],
                                  "address": address or None}})
 
         try:
             while steps < t["total_timesteps"]:
-                result = algo.train()
+                try:
+                    result = algo.train()
+                except ray.exceptions.RayError as e:
+                    raise KitchenArenaError(
+                        f"an RLlib env runner failed while sampling ({type(e).__name__}); the traceback is in the "
+                        f"Ray worker logs (worker-*.err under {_ray_logs()}); the last checkpoint, if any, is "
+                        f"unchanged") from e
                 iterations += 1
                 steps = base["steps"] + _lifetime(result, "num_agent_steps_sampled_lifetime")
                 episodes = base["episodes"] + _lifetime(result, "num_episodes_lifetime")
+                games = _games((result.get("env_runners") or {}).get(EPISODES_KEY))
+                curve += [(int(steps), float(g[0]), float(g[1]), float(g[2]), int(g[3])) for g in games]
+                rate = (steps - base["steps"]) / max(1e-9, time.perf_counter() - t_train)
+                if next_snapshot is not None and steps >= next_snapshot:
+                    actor = actor_of(_learner_module(algo))
+                    _snapshot_everywhere(algo, f"snapshot@{steps}", actor.state())
+                    store.save(steps, actor)
+                    pool_size = min(pool_size + 1, int(sp["pool_size"]))
+                    next_snapshot = steps + int(sp["snapshot_every"])
+                _record(logger, result, games, pool_size if store is not None else None, rate, steps)
                 if t["progress_bar"]:
                     ret = (result.get("env_runners") or {}).get("episode_return_mean")
-                    rate = (steps - base["steps"]) / max(1e-9, time.perf_counter() - t_train)
                     log(f"  iteration {iterations}: {steps:,}/{t['total_timesteps']:,} agent steps "
                         f"({rate:,.0f}/s), episodes {episodes:,}"
                         + (f", mean return {ret:.3g}" if isinstance(ret, (int, float)) and not math.isnan(ret) else ""))
                 if next_save is not None and steps >= next_save and steps < t["total_timesteps"]:
                     save(False)  # training.checkpoint_every: at the first iteration end past each multiple
+                    write_curve(ckpt_dir / "curve.csv", curve)
                     next_save = (steps // every + 1) * every
         except KeyboardInterrupt:
             interrupted = True
         seconds = time.perf_counter() - t_train
         meta = save(not interrupted)
+        logger.close()
     finally:
         if algo is not None:
             algo.stop()
         ray.shutdown()
+    write_curve(ckpt_dir / "curve.csv", curve)
+    plot_curve(curve, ckpt_dir / "learning_curve.png",
+               f"{plan.env_spec.label()} - {cfg['name']} ({'team' if plan.cooperative else 'learner'}, RLlib)")
     done = steps - base["steps"]
     log(f"trained {done:,} agent steps in {seconds:.0f} s ({done / max(seconds, 1e-9):,.0f} steps/s) with RLlib; "
         f"checkpoint {ckpt_dir}")
@@ -499,12 +796,20 @@ def bench_rllib(cfg: dict, runners: int, steps: int) -> dict:
     algo = None
     try:
         algo = build_config(cfg, plan).build_algo()
+        if plan.uses_pool:  # the learner's first weights, as a run starts
+            _snapshot_everywhere(algo, "snapshot@0", actor_of(_learner_module(algo)).state())
         setup = time.perf_counter() - t0
         n, t = 0, time.perf_counter()
+        learn = total = 0.0
         while n < steps:
-            n = _lifetime(algo.train(), "num_agent_steps_sampled_lifetime")
+            result = algo.train()
+            n = _lifetime(result, "num_agent_steps_sampled_lifetime")
+            timers = result.get("timers") or {}
+            learn += float(timers.get("learner_update_timer", 0.0))
+            total += float(timers.get("training_iteration", 0.0))
         return {"runners": runners, "agent_steps": n, "seconds": time.perf_counter() - t,
-                "steps_per_s": n / (time.perf_counter() - t), "setup_seconds": setup}
+                "steps_per_s": n / (time.perf_counter() - t), "setup_seconds": setup,
+                "learn_share": learn / total if total else float("nan")}
     finally:
         if algo is not None:
             algo.stop()
@@ -528,7 +833,8 @@ def run_bench(config: str | None, runner_counts: list[int], steps: int, sb3_work
             res = bench_rllib(cfg, r, steps)
             rows.append({"backend": "rllib", "processes": r, **res})
             log(f"rllib, {r} env runner(s): {res['steps_per_s']:,.0f} agent steps/s "
-                f"({res['agent_steps']:,} in {res['seconds']:.1f} s; Ray start + build {res['setup_seconds']:.1f} s)")
+                f"({res['agent_steps']:,} in {res['seconds']:.1f} s; Ray start + build {res['setup_seconds']:.1f} s; "
+                f"the learner's update {res['learn_share']:.0%} of an iteration)")
     return rows
 
 

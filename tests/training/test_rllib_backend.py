@@ -30,6 +30,14 @@ ROOT = Path(__file__).resolve().parents[2]
 RAY_STARTED = "Started a local Ray instance"
 
 
+def _env_id(game: str) -> str:
+    """The registry's id of ``game`` (whatever its version)."""
+    return next(e for e in envs.ENV_IDS if e.rsplit("_v", 1)[0] == game)
+
+
+WOK, FRY = _env_id("wok_star"), _env_id("frying_master")
+
+
 def _yaml(tmp_path: Path, env_id: str, options: str, extra: str = "") -> Path:
     text = f"""name: rl_test
 env:
@@ -64,8 +72,8 @@ def _cli(*args: str, timeout: float = 120, env: dict | None = None) -> subproces
 
 
 CASES = {
-    "wok_star_team": ("wok_star_v0", "{players: 2, difficulty: mild}", ""),
-    "frying_master_vs_frozen": ("frying_master_v0", "{players: 2}", "seats:\n  others: {heuristic: 0.5, random: 0.5}\n"),
+    "wok_star_team": (WOK, "{players: 2, difficulty: mild}", ""),
+    "frying_master_vs_frozen": (FRY, "{players: 2}", "seats:\n  others: {heuristic: 0.5, random: 0.5}\n"),
 }
 
 
@@ -116,14 +124,12 @@ def test_trains_end_to_end_on_rllib_and_evaluates_unchanged(case, tmp_path):
 
 
 @pytest.mark.parametrize("item, key", [
-    ("pretrain.steps=1000", "pretrain.steps"),
-    ("seats.others={pool: 1}", "seats.others.pool"),
-    ("algorithm.lr_schedule=linear", "algorithm.lr_schedule"),
     ("algorithm.target_kl=0.02", "algorithm.target_kl"),
-    ("self_play.pool_size=3", "self_play.pool_size"),
+    ("algorithm.normalize_advantage=false", "algorithm.normalize_advantage"),
+    ("training.device=auto", "training.device"),
 ])
 def test_a_key_without_rllib_meaning_is_refused_before_ray_starts(item, key, tmp_path):
-    config = _yaml(tmp_path, "frying_master_v0", "{players: 2}", "seats:\n  others: {random: 1}\n")
+    config = _yaml(tmp_path, FRY, "{players: 2}", "seats:\n  others: {random: 1}\n")
     r = _cli("train", "--config", str(config), "--backend", "rllib", "--set", item, timeout=60)
     assert r.returncode == 2, r.stderr
     err = [line for line in r.stderr.splitlines() if line.startswith("error:")]
@@ -133,7 +139,7 @@ def test_a_key_without_rllib_meaning_is_refused_before_ray_starts(item, key, tmp
 
 
 def test_address_needs_the_rllib_backend_and_resume_needs_a_checkpoint(tmp_path):
-    config = _yaml(tmp_path, "frying_master_v0", "{players: 2}", "seats:\n  others: {random: 1}\n")
+    config = _yaml(tmp_path, FRY, "{players: 2}", "seats:\n  others: {random: 1}\n")
     r = _cli("train", "--config", str(config), "--address", "127.0.0.1:6379", timeout=60)
     assert r.returncode == 2 and "--address is only for --backend rllib" in r.stderr
     r = _cli("train", "--config", str(config), "--backend", "rllib", "--resume", timeout=60)
@@ -141,7 +147,7 @@ def test_address_needs_the_rllib_backend_and_resume_needs_a_checkpoint(tmp_path)
 
 
 def test_dry_run_describes_the_rllib_layout(tmp_path):
-    config = _yaml(tmp_path, "frying_master_v0", "{players: 2}", "seats:\n  others: {random: 1}\n")
+    config = _yaml(tmp_path, FRY, "{players: 2}", "seats:\n  others: {random: 1}\n")
     r = _cli("train", "--config", str(config), "--backend", "rllib", "--dry-run", timeout=60)
     assert r.returncode == 0, r.stderr
     assert "RLlib PPO" in r.stdout and "2 env runner(s) x 1 env copies x 1 learner slot(s)" in r.stdout
@@ -167,7 +173,7 @@ def test_the_bridge_env_exposes_only_learner_slots_with_the_encoded_observation(
     from training.obs import SeatEncoder
     from training.rllib_backend import _make_env
 
-    cfg = load_config(raw={"env": {"id": "frying_master_v0", "options": {"players": 2}},
+    cfg = load_config(raw={"env": {"id": FRY, "options": {"players": 2}},
                            "seats": {"others": {"random": 1}}, "training": {"win_bonus": 1.0}})
     plan = plan_run(cfg)
     env = _make_env({"settings": plan.settings})
@@ -222,3 +228,143 @@ def test_the_docs_dry_run_command_runs_as_written():
     r = _cli(*shlex.split(line), timeout=90)
     assert r.returncode == 0, r.stderr
     assert "RLlib PPO" in r.stdout
+
+
+def test_self_play_pool_pretrain_and_optimizer_state_on_rllib(tmp_path):
+    """The SB3 configs' self-play pool and behaviour cloning mean the same on RLlib: the pool on
+    disk (hashed .npz snapshots) is fed every ``snapshot_every`` agent steps and restored by
+    ``--resume`` with the module weights and Adam's state; TensorBoard gets the SB3 tags and the
+    checkpoint a learning curve."""
+    from tensorboard.backend.event_processing.event_accumulator import EventAccumulator
+
+    extra = ("seats:\n  others: {pool: 0.5, random: 0.5}\nself_play:\n  snapshot_every: 200\n  pool_size: 2\n"
+             "pretrain:\n  steps: 300\n  epochs: 1\n")
+    config = _yaml(tmp_path, FRY, "{players: 2}", extra)
+    more = ("--set", "training.total_timesteps=1300")
+    r = _cli("train", "--config", str(config), "--backend", "rllib", *more, timeout=180)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "behaviour-cloned weights loaded into the RLlib module" in r.stdout
+    d, run = tmp_path / "ck" / "frying_master" / "rl_test", tmp_path / "runs" / "frying_master" / "rl_test"
+    meta = ck.verify_file(d)
+    assert meta["pretrain"]["samples"] >= 300 and meta["pretrain"]["teacher"] == "heuristic"
+    assert meta["optimizer_file"] == "rllib_optimizer.npz" and ck.sha256_of(d / meta["optimizer_file"]) == meta["optimizer_sha256"]
+    index = __import__("json").loads((run / "pool" / "pool.json").read_text())
+    stamps = [e["timesteps"] for e in index["snapshots"]]
+    assert len(stamps) == 2 and stamps == sorted(stamps) and stamps[-1] >= 1000  # fed as training went, capped at 2
+    tags = set()
+    for f in run.glob("events.out.tfevents.*"):
+        acc = EventAccumulator(str(f))
+        acc.Reload()
+        tags |= set(acc.Tags()["scalars"])
+    assert {"rollout/win_rate", "train/value_loss", "self_play/pool_size", "pretrain/accuracy"} <= tags, tags
+    rows = (d / "curve.csv").read_text().splitlines()
+    assert rows[0] == "timesteps,episode_return,win,score,length" and len(rows) > 1
+    assert (d / "learning_curve.png").is_file()
+    # --resume: weights, Adam's state and the pool come back from our own hashed files
+    r = _cli("train", "--config", str(config), "--backend", "rllib", "--resume",
+             "--set", "training.total_timesteps=1700", timeout=180)
+    assert r.returncode == 0, r.stdout[-3000:] + r.stderr[-3000:]
+    assert "the optimizer state from rllib_optimizer.npz; 2 self-play snapshot(s)" in r.stdout
+    assert "behaviour cloning" not in r.stdout.split("resuming", 1)[1]
+    again = ck.verify_file(d)
+    assert again["timesteps"] >= 1700 and again["pretrain"] == meta["pretrain"]
+    assert len((d / "curve.csv").read_text().splitlines()) >= len(rows)
+    # a modified pool snapshot or optimizer file is refused before Ray starts
+    snap = run / "pool" / __import__("json").loads((run / "pool" / "pool.json").read_text())["snapshots"][-1]["file"]
+    original = snap.read_bytes()
+    snap.write_bytes(original + b"x")
+    r = _cli("train", "--config", str(config), "--backend", "rllib", "--resume",
+             "--set", "training.total_timesteps=2500", timeout=60)
+    assert r.returncode == 2 and "corrupt or was modified" in r.stderr and RAY_STARTED not in r.stderr
+    snap.write_bytes(original)
+    with open(d / "rllib_optimizer.npz", "ab") as f:
+        f.write(b"x")
+    r = _cli("train", "--config", str(config), "--backend", "rllib", "--resume",
+             "--set", "training.total_timesteps=2500", timeout=120)
+    assert r.returncode == 2 and "rllib_optimizer.npz is corrupt or was modified" in r.stderr, r.stderr[-2000:]
+
+
+def test_sb3_weights_map_onto_the_rllib_module():
+    """Behaviour cloning fits an SB3 policy; its weights, mapped layer by layer, give the RLlib
+    module the same logits and values."""
+    import gymnasium as gym
+    from ray.rllib.core.columns import Columns
+    from ray.rllib.core.rl_module.rl_module import RLModuleSpec
+    from sb3_contrib.ppo_mask.policies import MaskableActorCriticPolicy
+
+    from envs.integrations.rllib import MaskedPPOTorchRLModule, module_spec
+    from training.rllib_backend import actor_of, sb3_policy_to_module_state
+
+    box = gym.spaces.Box(0, 1, (7,), np.float32)
+    policy = MaskableActorCriticPolicy(box, gym.spaces.Discrete(5), lambda _: 1e-3, net_arch=[16, 8],
+                                       activation_fn=torch.nn.Tanh)
+    space = gym.spaces.Dict({"observation": box, "action_mask": gym.spaces.Box(0, 1, (5,), np.int8)})
+    module = RLModuleSpec(module_class=MaskedPPOTorchRLModule, observation_space=space,
+                          action_space=gym.spaces.Discrete(5), model_config=module_spec([16, 8], "tanh").model_config).build()
+    module.load_state_dict(sb3_policy_to_module_state(policy, module))
+    x = torch.as_tensor(np.random.default_rng(1).random((4, 7)).astype(np.float32))
+    with torch.no_grad():
+        sb3_logits = policy.action_net(policy.mlp_extractor.forward_actor(x)).numpy()
+        sb3_values = policy.predict_values(x).numpy().ravel()
+        batch = {Columns.OBS: {"observation": x, "action_mask": torch.ones((4, 5), dtype=torch.int8)}}
+        out = module.forward_inference(batch)
+        values = module.compute_values(batch).numpy().ravel()
+    np.testing.assert_allclose(out[Columns.ACTION_DIST_INPUTS].numpy(), sb3_logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(actor_of(module).logits(x.numpy()), sb3_logits, rtol=1e-5, atol=1e-5)
+    np.testing.assert_allclose(values, sb3_values, rtol=1e-5, atol=1e-5)
+    wrong = MaskableActorCriticPolicy(box, gym.spaces.Discrete(5), lambda _: 1e-3, net_arch=[16])
+    with pytest.raises(ValueError, match="linear layers"):
+        sb3_policy_to_module_state(wrong, module)
+
+
+def test_the_optimizer_state_round_trips_through_its_file(tmp_path):
+    """Adam's moments and step counts, saved as plain arrays, come back exactly."""
+    import ray
+
+    from training.rllib_backend import (OPTIMIZER_FILE, POLICY_ID, build_config, load_optimizer_state,
+                                        save_optimizer_state)
+
+    cfg = load_config(raw={"env": {"id": FRY, "options": {"players": 2}}, "seats": {"others": {"random": 1}},
+                           "algorithm": {"n_steps": 16, "batch_size": 16, "n_epochs": 1, "net_arch": [8]},
+                           "training": {"workers": 1, "env_copies": 1}})
+    plan = plan_run(cfg)
+    ray.init(address="local", num_cpus=2, include_dashboard=False, log_to_driver=False)
+    try:
+        algo = build_config(cfg, plan).build_algo()
+        algo.train()
+        name, sha = save_optimizer_state(tmp_path, algo.learner_group)
+        saved = algo.learner_group.get_state(components="learner/optimizer")["learner"]["optimizer"]
+        algo.train()  # the moments move on
+        moved = algo.learner_group.get_state(components="learner/optimizer")["learner"]["optimizer"]
+        opt = next(iter(saved))
+        assert not np.array_equal(saved[opt]["state"]["state"][0]["exp_avg"], moved[opt]["state"]["state"][0]["exp_avg"])
+        meta = {"optimizer_file": name, "optimizer_sha256": sha}
+        state = load_optimizer_state(tmp_path, meta, algo.learner_group, algo.get_module(POLICY_ID))
+        algo.learner_group.set_state({"learner": {"optimizer": state}})
+        back = algo.learner_group.get_state(components="learner/optimizer")["learner"]["optimizer"]
+        for i, entry in saved[opt]["state"]["state"].items():
+            for k, v in entry.items():
+                np.testing.assert_array_equal(np.asarray(back[opt]["state"]["state"][i][k]), np.asarray(v))
+        assert back[opt]["state"]["param_groups"] == saved[opt]["state"]["param_groups"]
+        with pytest.raises(ck.CheckpointError, match="corrupt or was modified"):
+            load_optimizer_state(tmp_path, {**meta, "optimizer_sha256": "0" * 64}, algo.learner_group,
+                                 algo.get_module(POLICY_ID))
+        assert name == OPTIMIZER_FILE
+        algo.stop()
+    finally:
+        ray.shutdown()
+
+
+def test_sb3s_linear_learning_rate_schedule_maps_to_rllibs_in_env_steps_and_continues_on_resume():
+    from training.rllib_backend import learning_rate
+
+    raw = {"env": {"id": WOK, "options": {"players": 2}}, "training": {"total_timesteps": 1000},
+           "algorithm": {"learning_rate": 0.001}}
+    cfg = load_config(raw=raw)
+    plan = plan_run(cfg)  # a team of two: one env step is two agent steps
+    assert learning_rate(cfg, plan) == 0.001
+    cfg = load_config(raw={**raw, "algorithm": {"learning_rate": 0.001, "lr_schedule": "linear"}})
+    assert plan.learners == 2
+    assert learning_rate(cfg, plan) == [[0, 0.001], [500, 0.0]]
+    lr = learning_rate(cfg, plan, done=600)  # resumed: SB3's lr x (1 - 600/1000) falling to 0 at 1000
+    assert lr[0] == [0, pytest.approx(0.0004)] and lr[1] == [200, 0.0]
