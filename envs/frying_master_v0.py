@@ -11,8 +11,10 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.api import make_entry_points
-from envs.frying_master.env import MODE_CHOICES, FryingMasterAECEnv, FryingMasterEnv, match_tick_bound
+from envs.frying_master.env import FryingMasterAECEnv, FryingMasterEnv
 from envs.frying_master.heuristic import HeuristicPolicy
+from envs.frying_master.options import MODE_CHOICES
+from envs.frying_master.rules.end_of_round import match_tick_bound
 
 raw_env = FryingMasterEnv
 env, parallel_env = make_entry_points(raw_env, FryingMasterAECEnv)

@@ -10,11 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Mapping
 
 from envs.core.tables import ActionTable
 from envs.frying_master.cards import catalog
 
 PILES: tuple[str, ...] = ("A", "B")
+
+
+def table_spatulas(config: Mapping[str, Any]) -> int:
+    """Spatulas per player in the action table: 2 if any round can be a
+    two-spatula round (Teppanyaki preset, fixed Teppanyaki Fry, or a drawn mode)."""
+    if config.get("teppanyaki") or config.get("mode") in ("drawn", "teppanyaki"):
+        return 2
+    return 1
 
 
 @lru_cache(maxsize=4)

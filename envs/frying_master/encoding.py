@@ -18,8 +18,10 @@ import numpy as np
 from envs.core.encoding import Encoder
 from envs.core.tables import Field, ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog, catalog
-from envs.frying_master.engine import PHASES, FryingMasterEngine, countdown_ticks, table_spatulas
-from envs.frying_master.public_obs import PublicObservationBuffer
+from envs.frying_master.actions import table_spatulas
+from envs.frying_master.engine import PHASES, FryingMasterEngine
+from envs.frying_master.observation import PublicObservationBuffer
+from envs.frying_master.rules.end_of_round import countdown_ticks
 
 #: Where a plate can be, for the global state.
 PLATE_LOCATIONS = ("pile_A", "pile_B", "set_aside", "given_up", "held", "completed")

@@ -20,7 +20,8 @@ The masks are read-only int8 arrays over immutable bytes: callers copy them
 the engine uses it to re-check an action when its turn in the tick's
 resolution order comes. Both follow the same rules, and a test checks they
 agree on every action in many random states (and with the rule-by-rule
-reference mask in ``tests/frying_master/reference.py``).
+reference mask in ``tests/frying_master/reference.py``). :func:`why_illegal`
+says in words why an action is not allowed.
 """
 
 from __future__ import annotations
@@ -29,6 +30,8 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
+
+from envs.frying_master.actions import PILES
 
 if TYPE_CHECKING:
     from envs.frying_master.engine import FryingMasterEngine
@@ -171,3 +174,48 @@ def is_legal(eng: "FryingMasterEngine", agent: str, kind: str, s: int, p: int) -
     if kind == "unload":
         return bool(load) and plate is not None
     raise ValueError(f"unknown action kind {kind!r}")
+
+
+def why_illegal(eng: "FryingMasterEngine", agent: str, action: int) -> str:
+    """Why ``action`` is not legal for ``agent`` now (a short reason)."""
+    kind, s, p = eng.ix.decoded[action]
+    cat = eng.cat
+    if eng.phase == "over":
+        return "the match is over"
+    if eng.phase == "choose":
+        chooser = eng.choose_queue[0]
+        if agent != chooser:
+            return f"setup: it is {chooser}'s turn to choose a plate; others wait (noop)"
+        if kind != "draw":
+            return "setup: the chooser may only take a plate from pile A or B"
+        return f"pile {PILES[p]} is empty"
+    if agent in eng.finishers:
+        return f"{agent} has completed the round's orders and is counting down; only noop"
+    plate = eng.plates[agent]
+    if kind == "draw":
+        if plate is not None:
+            return "you already hold an order; serve it or give it up first"
+        return f"pile {PILES[p]} is empty"
+    if kind in ("serve", "give_up"):
+        if plate is None:
+            return "you hold no order plate; draw one from pile A or B"
+        return "your plate holds no food: nothing to serve"
+    if s >= eng.spatulas:
+        return f"spatula {s} is not in use this round (two spatulas only in Teppanyaki)"
+    if eng.busy[agent][s]:
+        return f"spatula {s} is still busy for {eng.busy[agent][s]} tick(s) (lifting takes {eng.ticks_of['lift']} ticks)"
+    load = eng.loads[agent][s]
+    if kind == "flip":
+        return f"no face-down {cat.categories[p].id} card on the table"
+    if kind == "stir":
+        return "the table is empty"
+    if kind == "lift":
+        if len(load) >= eng.capacity:
+            return f"spatula {s} is full ({eng.capacity} cards)"
+        return (f"no image-up {cat.foods[p].id} card on the table (face-down cards, spatulas and plates "
+                f"cannot be lifted from)")
+    if kind in ("unload", "tip"):
+        if not load:
+            return f"spatula {s} is empty"
+        return "you hold no order plate to set the food on"
+    return "not allowed now"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from envs.core.render import box, rule, table
 from envs.frying_master.cards import PLATE_TYPES, catalog
 from envs.frying_master.engine import FryingMasterEngine
-from envs.frying_master.scoring import evaluate
-from envs.frying_master.view import PublicView
+from envs.frying_master.public import PublicView
+from envs.frying_master.rules.scoring import evaluate
 
 
 def _cards(counts, foods) -> str:

@@ -66,7 +66,8 @@ import numbers
 from typing import TYPE_CHECKING, Any, Sequence
 
 from envs.core.snapshot import Checker
-from envs.frying_master.scoring import gold_spatula_winners, score_round
+from envs.frying_master.rules.end_of_round import TICK_LIMIT, TIMES_UP
+from envs.frying_master.rules.scoring import gold_spatula_winners, score_round
 
 if TYPE_CHECKING:
     from envs.frying_master.engine import FryingMasterEngine
@@ -77,12 +78,11 @@ STATE_KEYS: tuple[str, ...] = (
     "plate_cards", "loads", "busy", "completed", "choose_queue", "play_tick", "countdown_left", "finishers", "gold",
     "history", "winners")
 TABLE_KEYS: tuple[str, ...] = ("up", "down")
-#: The keys of one round's result in ``history`` (``scoring.score_round``'s, and the engine's additions).
+#: The keys of one round's result in ``history`` (``rules.scoring.score_round``'s, and the additions of
+#: ``rules.end_of_round.end_round``).
 ROUND_KEYS: tuple[str, ...] = (
     "mode", "orders", "base", "bonus", "total", "completed", "gold", "round", "ended_by", "discarded_from_spatulas")
 ORDER_KEYS: tuple[str, ...] = ("plate", "valid", "score", "disliked")
-#: How a round ends (the engine's ``_end_round`` reasons).
-TICK_LIMIT, TIMES_UP = "round tick limit", "time's up"
 CONFIG_KEYS: tuple[str, ...] = ("players", "mode", "teppanyaki", "round_ticks", "round_shaping", "seconds_per_tick")
 CONFIG_OPTIONAL: tuple[str, ...] = ("teppanyaki", "round_ticks", "round_shaping", "seconds_per_tick")
 _ORDER_KEYSET = frozenset(ORDER_KEYS)
@@ -550,7 +550,7 @@ def _check_round(v: Checker, eng: "FryingMasterEngine", value: Any, i: int, mode
 
 
 def _score_rows(cat, mode, orders: dict[str, list[dict]]) -> dict:
-    """``scoring.score_round``'s base, bonus, total, completed and gold from orders whose
+    """``rules.scoring.score_round``'s base, bonus, total, completed and gold from orders whose
     cards are gone but whose validity is recorded. A correct order outside Casual Fry holds
     exactly its back's hint per category, so the mode bonuses follow from the plates."""
     base = {a: sum(r["score"] for r in rows) for a, rows in orders.items()}

@@ -12,7 +12,7 @@ import numpy as np
 from envs.frying_master.cards import catalog
 from envs.frying_master.encoding import FryingMasterEncoder, plate_fronts
 from envs.frying_master.engine import PHASES, FryingMasterEngine
-from envs.frying_master.scoring import category_counts, evaluate, missing
+from envs.frying_master.rules.scoring import category_counts, evaluate, missing
 
 
 def reference_observation(encoder: FryingMasterEncoder, engine: FryingMasterEngine, agent: str) -> np.ndarray:

@@ -15,7 +15,7 @@ import pytest
 from envs import frying_master_v0
 from envs.core.errors import SnapshotError
 from envs.frying_master.engine import FryingMasterEngine
-from envs.frying_master.table import Table
+from envs.frying_master.rules.how_to_play import Table
 from tests.conformance.snapshot_fuzz import mutants, try_restore
 from tests.frying_master.helpers import CAT, F
 

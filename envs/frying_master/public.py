@@ -9,12 +9,21 @@ spatula's load, every completed order, the round's mode, the clock, the
 Gold Spatulas and past round scores. Hidden: which food a face-down card is,
 the order of the piles below their tops (and the top's order side outside
 Pre-order Fry), and the generator.
+
+:func:`build_view` builds the view from the engine's state (the engine's
+``public_view`` caches it per state version and shares it between chefs);
+:func:`seat_view` rebuilds one chef's seat only when its revision moved.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
+
+from envs.frying_master.rules.stir_fry_mode import shows_order_side
+
+if TYPE_CHECKING:
+    from envs.frying_master.engine import FryingMasterEngine
 
 _T = TypeVar("_T")
 
@@ -87,3 +96,64 @@ class PublicView:
     @property
     def my_seat(self) -> SeatView:
         return self.seat(self.me)
+
+
+def build_view(eng: "FryingMasterEngine", agent: str) -> PublicView:
+    """The table as ``agent`` sees it, from the engine's state."""
+    piles = eng.piles
+    a_cards, b_cards = piles[0].cards, piles[1].cards
+    tops = (a_cards[-1] if a_cards else None, b_cards[-1] if b_cards else None)
+    if (tops, eng.mode) != eng._tops:  # the piles' top plates (or the mode) changed
+        plates = eng.cat.plates
+        eng._tops = (tops, eng.mode)
+        eng._top_faces = (tuple([None if t is None else plates[t].hint for t in tops]),
+                          tops if shows_order_side(eng.cat, eng.mode) else (None, None))
+    hints, fronts = eng._top_faces
+    phase = eng.phase
+    return view_of(PublicView, {
+        "me": agent,
+        "agents": eng.agents,
+        "phase": phase,
+        "chooser": eng.choose_queue[0] if phase == "choose" else None,
+        "round_no": eng.round_no,
+        "mode": eng.mode,
+        "play_tick": eng.play_tick,
+        "round_ticks": eng.round_ticks,
+        "countdown_left": eng.countdown_left,
+        "countdown_ticks": eng.countdown_ticks,
+        "orders_to_end": eng.orders_to_end,
+        "table_up": tuple(eng.table.up),
+        "table_down": tuple(map(len, eng.table.down)),
+        "pile_sizes": (len(a_cards), len(b_cards)),
+        "pile_hints": hints,
+        "pile_fronts": fronts,
+        "discarded": tuple(eng.discard),
+        "seats": tuple([seat_view(eng, i, a) for i, a in enumerate(eng.agents)]),
+    })
+
+
+def seat_view(eng: "FryingMasterEngine", i: int, a: str) -> SeatView:
+    """Seat ``i`` (chef ``a``) as everyone sees it.
+
+    Rebuilt only when the seat's revision moved (the engine's ``_touch``); and
+    if its values came out the same as before (a flip or stir leaves the chef's
+    seat as it was once the tick ends) the old view object is kept, which the
+    encoder skips at once.
+    """
+    hit = eng._seat_views[i]
+    rev = eng._seat_rev[i]
+    if hit is not None and hit[0] == rev:
+        return hit[2]
+    last = eng.history[-1]["total"] if eng.history else {}
+    values = (eng.plates[a], tuple(eng.plate_cards[a]), tuple([tuple(load) for load in eng.loads[a]]),
+              tuple(eng.busy[a]), eng.spatulas, tuple([(p, tuple(c)) for p, c in eng.completed[a]]),
+              eng.gold[a], a in eng.finishers, int(last.get(a, 0)))
+    if hit is not None and hit[1] == values:
+        seat = hit[2]
+    else:
+        plate, cards, loads, busy, sp, completed, gold, finished, last_total = values
+        seat = view_of(SeatView, {"agent": a, "plate": plate, "plate_cards": cards, "loads": loads, "busy": busy,
+                                  "spatulas": sp, "completed": completed, "gold": gold, "finished": finished,
+                                  "last_round_total": last_total})
+    eng._seat_views[i] = (rev, values, seat)
+    return seat

@@ -4,7 +4,7 @@
 :class:`~envs.frying_master.encoding.FryingMasterEncoder`'s observation, as
 seen from chef_0's seat (the encoder rotates the per-seat fields for the other
 chefs). :meth:`PublicObservationBuffer.update` takes a
-:class:`~envs.frying_master.view.PublicView` (the only input, so nothing
+:class:`~envs.frying_master.public.PublicView` (the only input, so nothing
 hidden can leak) and rewrites only the blocks whose source values differ from
 what it last wrote there: most ticks only the clock, the table and a few
 spatulas change. Every offset is a plain ``int`` computed once at
@@ -22,8 +22,8 @@ import numpy as np
 
 from envs.core.tables import ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog
-from envs.frying_master.scoring import category_counts, evaluate, missing
-from envs.frying_master.view import PublicView
+from envs.frying_master.public import PublicView
+from envs.frying_master.rules.scoring import category_counts, evaluate, missing
 
 #: Memo entries kept per table of derived plate values before it is cleared.
 _MEMO_LIMIT = 4096
