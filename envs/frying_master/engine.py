@@ -95,6 +95,8 @@ class FryingMasterEngine(TickEngine):
         self.orders_to_end = self.cat.orders_to_end_round[self.n]
         self.round_ticks = int(config.get("round_ticks") or self.cat.default_round_ticks)
         self.capacity = self.cat.spatula_capacity
+        self.serve_any_food = config.get("serve_rule", "order_size") == "any_food"
+        self.order_size = self.cat.order_sizes
         self.ticks_of = self.cat.action_ticks
         self.table = Table(self.cat_of, self.n_cats)
         self.n_actions = self.actions.n

@@ -32,6 +32,7 @@ from typing import TYPE_CHECKING, Iterable
 import numpy as np
 
 from envs.frying_master.actions import PILES
+from envs.frying_master.rules.how_to_play import can_serve
 
 if TYPE_CHECKING:
     from envs.frying_master.engine import FryingMasterEngine
@@ -59,8 +60,8 @@ class MaskPlan:
         self.zero_lifts = bytes(F)
         #: noop (only) + draw A/B + serve + give_up, without a plate, by (pile A, pile B) non-empty
         self.head_no_plate = {(a, b): bytes([1, a, b, 0, 0]) for a in (0, 1) for b in (0, 1)}
-        self.head_empty_plate = bytes([1, 0, 0, 0, 1])  # give up only
-        self.head_food_plate = bytes([1, 0, 0, 1, 1])   # serve or give up
+        self.head_no_serve = bytes([1, 0, 0, 0, 1])  # give up only
+        self.head_serve = bytes([1, 0, 0, 1, 1])     # serve or give up
         #: a whole mask with only noop, and the setup chooser's by (pile A, pile B) non-empty
         #: (the chooser's noop is legal: it takes pile A, or B if A is empty, as the engine documents)
         self.only_noop = np.frombuffer(bytes([1]) + bytes(n_actions - 1), dtype=np.int8)
@@ -108,6 +109,7 @@ def compute_masks(eng: "FryingMasterEngine", agents: Iterable[str]) -> dict[str,
     S, capacity, in_use = plan.S, eng.capacity, range(eng.spatulas)
     zero_flips, zero_lifts = plan.zero_flips, plan.zero_lifts
     finishers = eng.finishers
+    any_food, size = eng.serve_any_food, eng.order_size
     out = {}
     for a in agents:
         if a in finishers:
@@ -116,10 +118,10 @@ def compute_masks(eng: "FryingMasterEngine", agents: Iterable[str]) -> dict[str,
         plate = eng.plates[a]
         if plate is None:
             head = plan.head_no_plate[piles]
-        elif any(eng.plate_cards[a]):
-            head = plan.head_food_plate
+        elif (any(eng.plate_cards[a]) if any_food else sum(eng.plate_cards[a]) == size[plate]):
+            head = plan.head_serve
         else:
-            head = plan.head_empty_plate
+            head = plan.head_no_serve
         busy, loads = eng.busy[a], eng.loads[a]
         flips, lifts = [zero_flips] * S, [zero_lifts] * S
         stirs, unloads, tips = bytearray(S), bytearray(S), bytearray(S)
@@ -158,7 +160,7 @@ def is_legal(eng: "FryingMasterEngine", agent: str, kind: str, s: int, p: int) -
     if kind == "give_up":
         return plate is not None
     if kind == "serve":
-        return plate is not None and any(eng.plate_cards[agent])
+        return plate is not None and can_serve(eng, plate, eng.plate_cards[agent])
     if s >= eng.spatulas or eng.busy[agent][s]:
         return False
     table = eng.table
@@ -199,7 +201,11 @@ def why_illegal(eng: "FryingMasterEngine", agent: str, action: int) -> str:
     if kind in ("serve", "give_up"):
         if plate is None:
             return "you hold no order plate; draw one from pile A or B"
-        return "your plate holds no food: nothing to serve"
+        held, size = sum(eng.plate_cards[agent]), eng.order_size[plate]
+        if not held:
+            return "your plate holds no food: nothing to serve"
+        return (f"your plate holds {held} food card(s) but the order ({cat.plates[plate].name}) needs {size}: "
+                f"\"Order's up!\" needs the order's number of food cards (serve_rule='order_size')")
     if s >= eng.spatulas:
         return f"spatula {s} is not in use this round (two spatulas only in Teppanyaki)"
     if eng.busy[agent][s]:

@@ -95,8 +95,9 @@ def reference_mask(eng: FryingMasterEngine, agent: str) -> np.ndarray:
                 m[ix.draw[p]] = 1
     else:
         m[ix.give_up] = 1
-        if any(eng.plate_cards[agent]):
-            m[ix.serve] = 1
+        held = sum(eng.plate_cards[agent])
+        if held >= 1 if eng.config.get("serve_rule") == "any_food" else held == sum(eng.cat.plates[plate].hint):
+            m[ix.serve] = 1  # "Order's up!": the order's number of food cards (v0 rule: any food)
     table = eng.table
     for s in range(eng.spatulas):
         if eng.busy[agent][s]:

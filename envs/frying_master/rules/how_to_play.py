@@ -12,7 +12,9 @@ of your current order to the table and discard the plate to draw a new one.
 Modelled: one move per chef per tick (the engine resolves a tick's moves in
 a seeded order, :mod:`envs.core.engine`); :func:`apply` carries out one
 legal move (``draw``, ``serve``, ``give_up``, ``flip``, ``stir``, ``lift``,
-``unload``, ``tip``; the legality is :mod:`envs.frying_master.legality`),
+``unload``, ``tip``; the legality is :mod:`envs.frying_master.legality`;
+"Order's up!" needs a plate holding the order's number of food cards,
+:func:`can_serve`),
 :func:`end_spatula_tick` runs the spatulas' busy time, and :class:`Table`
 is the food in the middle of the table:
 
@@ -171,6 +173,15 @@ class Table:
 
 
 # ---------------------------------------------------------------------- the moves
+
+
+def can_serve(eng: "FryingMasterEngine", plate: int, cards: Sequence[int]) -> bool:
+    """"Once complete, the player shouts 'Order's up!'": the plate holds the order's number of
+    food cards (whether they are the right foods is checked only at scoring). With
+    ``serve_rule='any_food'`` (the v0 rule) any plate with at least one card."""
+    if eng.serve_any_food:
+        return any(cards)
+    return sum(cards) == eng.order_size[plate]
 
 
 def apply(eng: "FryingMasterEngine", agent: str, kind: str, s: int, p: int, result: StepResult) -> None:
