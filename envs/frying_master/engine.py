@@ -85,7 +85,7 @@ class FryingMasterEngine(TickEngine):
         self._seat_rev = [0] * self.n
         self._seat_views: list[tuple[int, tuple, SeatView] | None] = [None] * self.n
         self._tops: tuple | None = None  # (the piles' top plates, mode) when _top_faces was computed
-        self._top_faces: tuple = ((None, None), (None, None))  # (pile_hints, pile_fronts) seen then
+        self._top_faces: tuple = ((None, None), (None, None), (None, None))  # (pile_hints, pile_fronts, pile_modes)
         self.cat_of = tuple(f.category for f in self.cat.foods)
         self.n_foods = len(self.cat.foods)
         self.n_cats = len(self.cat.categories)

@@ -3,9 +3,10 @@ of the heuristic).
 
 Visible: every image-up card on the table, how many cards of each category lie
 face-down (the shapes show), the two piles' sizes and the backs of their top
-plates (Stir-Fry Mode and ingredient hint; in Pre-order Fry the order side of
-the top plate), every player's plate (order side up), its food, every
-spatula's load, every completed order, the round's mode, the clock, the
+plates (the printed Stir-Fry Mode and the ingredient hint; in Pre-order Fry
+the order side of the top plate), every player's plate (order side up), its
+food, every spatula's load, every completed order with the food on it (right
+or wrong: completed orders lie face up in front of each player), the round's mode, the clock, the
 Gold Spatulas and past round scores. Hidden: which food a face-down card is,
 the order of the piles below their tops (and the top's order side outside
 Pre-order Fry), and the generator.
@@ -75,6 +76,7 @@ class PublicView:
     table_down: tuple[int, ...]             # face-down cards per category
     pile_sizes: tuple[int, int]
     pile_hints: tuple[tuple[int, ...] | None, tuple[int, ...] | None]   # top plate's back hint per pile
+    pile_modes: tuple[int | None, int | None]                           # top plate's back: its printed mode
     pile_fronts: tuple[int | None, int | None]                          # top plate (Pre-order Fry only)
     discarded: tuple[int, ...]              # plates given up this round (face-up beside the piles)
     seats: tuple[SeatView, ...]             # every player, chef_0 first
@@ -107,8 +109,9 @@ def build_view(eng: "FryingMasterEngine", agent: str) -> PublicView:
         plates = eng.cat.plates
         eng._tops = (tops, eng.mode)
         eng._top_faces = (tuple([None if t is None else plates[t].hint for t in tops]),
-                          tops if shows_order_side(eng.cat, eng.mode) else (None, None))
-    hints, fronts = eng._top_faces
+                          tops if shows_order_side(eng.cat, eng.mode) else (None, None),
+                          tuple([None if t is None else plates[t].mode for t in tops]))
+    hints, fronts, modes = eng._top_faces
     phase = eng.phase
     return view_of(PublicView, {
         "me": agent,
@@ -127,6 +130,7 @@ def build_view(eng: "FryingMasterEngine", agent: str) -> PublicView:
         "pile_sizes": (len(a_cards), len(b_cards)),
         "pile_hints": hints,
         "pile_fronts": fronts,
+        "pile_modes": modes,
         "discarded": tuple(eng.discard),
         "seats": tuple([seat_view(eng, i, a) for i, a in enumerate(eng.agents)]),
     })

@@ -48,7 +48,7 @@ def render_view(view: PublicView) -> str:
     piles = []
     for p, name in enumerate(("A", "B")):
         hint = view.pile_hints[p]
-        back = "empty" if hint is None else "hint " + ", ".join(
+        back = "empty" if hint is None else f"back {cat.modes[view.pile_modes[p]].name}, hint " + ", ".join(
             f"{cat.categories[c].id} {k}" for c, k in enumerate(hint) if k)
         front = f"; top: {plate_text(view.pile_fronts[p])}" if view.pile_fronts[p] is not None else ""
         piles.append(f"pile {name}: {view.pile_sizes[p]} plates, {back}{front}")
