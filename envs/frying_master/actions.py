@@ -33,7 +33,8 @@ def build_action_table(spatulas: int) -> ActionTable:
     table = ActionTable("do nothing this tick (always accepted; a chooser's noop at setup takes the default pile, see docs)")
     table.add("draw", f"take the top Order Plate of pile A or B as your order ({t['draw']} tick; only without a current order)",
               pile=PILES)
-    table.add("serve", f"\"Order's up!\": move your plate and its food to your completed orders ({t['serve']} tick; plate must hold food)")
+    table.add("serve", f"\"Order's up!\": move your plate and its food to your completed orders ({t['serve']} tick; "
+                       "the plate must hold the order's number of food cards; serve_rule='any_food': any food)")
     table.add("give_up", f"return your plate's food to the table (random sides) and discard the plate ({t['give_up']} tick)")
     sp = tuple(range(spatulas))
     table.add("flip", f"turn one face-down card of a category image-up; which one is hidden ({t['flip']} tick)",
