@@ -11,16 +11,20 @@ from __future__ import annotations
 from typing import Any
 
 from envs.core.api import make_entry_points
-from envs.frying_master.env import MODE_CHOICES, FryingMasterAECEnv, FryingMasterEnv, match_tick_bound
+from envs.frying_master.env import FryingMasterAECEnv, FryingMasterEnv
 from envs.frying_master.heuristic import HeuristicPolicy
+from envs.frying_master.options import MODE_CHOICES
+from envs.frying_master.rules.end_of_round import match_tick_bound
 
 raw_env = FryingMasterEnv
 env, parallel_env = make_entry_points(raw_env, FryingMasterAECEnv)
 
-#: Every player count x every mode setting (drawn, each fixed mode), plus the Teppanyaki preset.
+#: Every player count x every mode setting (drawn, each fixed mode), plus the Teppanyaki preset
+#: and the v0 serve rule.
 TEST_CONFIGURATIONS: list[dict[str, Any]] = (
     [{"players": n, "mode": m} for n in (2, 3, 4) for m in MODE_CHOICES]
     + [{"players": n, "mode": "drawn", "teppanyaki": True} for n in (2, 3, 4)]
+    + [{"players": n, "mode": "drawn", "serve_rule": "any_food"} for n in (2, 3, 4)]
 )
 
 #: Random-legal games per configuration in the conformance fuzz.

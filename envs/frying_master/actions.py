@@ -10,11 +10,20 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from functools import lru_cache
+from typing import Any, Mapping
 
 from envs.core.tables import ActionTable
 from envs.frying_master.cards import catalog
 
 PILES: tuple[str, ...] = ("A", "B")
+
+
+def table_spatulas(config: Mapping[str, Any]) -> int:
+    """Spatulas per player in the action table: 2 if any round can be a
+    two-spatula round (Teppanyaki preset, fixed Teppanyaki Fry, or a drawn mode)."""
+    if config.get("teppanyaki") or config.get("mode") in ("drawn", "teppanyaki"):
+        return 2
+    return 1
 
 
 @lru_cache(maxsize=4)
@@ -24,7 +33,8 @@ def build_action_table(spatulas: int) -> ActionTable:
     table = ActionTable("do nothing this tick (always accepted; a chooser's noop at setup takes the default pile, see docs)")
     table.add("draw", f"take the top Order Plate of pile A or B as your order ({t['draw']} tick; only without a current order)",
               pile=PILES)
-    table.add("serve", f"\"Order's up!\": move your plate and its food to your completed orders ({t['serve']} tick; plate must hold food)")
+    table.add("serve", f"\"Order's up!\": move your plate and its food to your completed orders ({t['serve']} tick; "
+                       "the plate must hold the order's number of food cards; serve_rule='any_food': any food)")
     table.add("give_up", f"return your plate's food to the table (random sides) and discard the plate ({t['give_up']} tick)")
     sp = tuple(range(spatulas))
     table.add("flip", f"turn one face-down card of a category image-up; which one is hidden ({t['flip']} tick)",

@@ -67,6 +67,11 @@ class Plate:
     hint: tuple[int, ...]
 
     @property
+    def size(self) -> int:
+        """The order's number of food cards (required ingredients, all categories)."""
+        return sum(self.hint)
+
+    @property
     def n_ingredients(self) -> int:
         return sum(self.specific) + sum(self.any)
 
@@ -136,6 +141,11 @@ class Catalog:
     @property
     def mode_ids(self) -> tuple[str, ...]:
         return tuple(m.id for m in self.modes)
+
+    @property
+    def order_sizes(self) -> tuple[int, ...]:
+        """Per plate: the order's number of food cards."""
+        return tuple(p.size for p in self.plates)
 
     def foods_of(self, cat: int) -> tuple[int, ...]:
         return tuple(f.idx for f in self.foods if f.category == cat)

@@ -18,8 +18,10 @@ import numpy as np
 from envs.core.encoding import Encoder
 from envs.core.tables import Field, ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog, catalog
-from envs.frying_master.engine import PHASES, FryingMasterEngine, countdown_ticks, table_spatulas
-from envs.frying_master.public_obs import PublicObservationBuffer
+from envs.frying_master.actions import table_spatulas
+from envs.frying_master.engine import PHASES, FryingMasterEngine
+from envs.frying_master.observation import PublicObservationBuffer
+from envs.frying_master.rules.end_of_round import countdown_ticks
 
 #: Where a plate can be, for the global state.
 PLATE_LOCATIONS = ("pile_A", "pile_B", "set_aside", "given_up", "held", "completed")
@@ -65,6 +67,8 @@ def _public_fields(n: int, S: int, cat: Catalog, round_ticks: int, cd: int) -> l
         Field("table_face_down", (C,), 0, max_cat, "face-down cards on the table per category (their food is hidden)"),
         Field("pile_size", (2,), 0, len(cat.plates), "plates left in pile A and pile B"),
         Field("pile_top_hint", (2, C), 0, 4, "back of each pile's top plate: required ingredients per category"),
+        Field("pile_top_mode", (2, M), 0, 1,
+              "back of each pile's top plate: its printed Stir-Fry Mode, one-hot (0 if the pile is empty)"),
         Field("pile_top_front", (2, P), 0, max_flavour,
               "Pre-order Fry only (else 0): each pile's top plate, " + front),
         Field("has_plate", (n,), 0, 1, "per player (me first): holds a current order"),
@@ -80,6 +84,8 @@ def _public_fields(n: int, S: int, cat: Catalog, round_ticks: int, cd: int) -> l
         Field("completed_score", (n,), 0, max_orders * max_flavour, "per player: points of the completed orders so far (before the mode bonus)"),
         Field("completed_cards", (n, C), 0, max_orders * 4, "per player: cards per category on correct completed orders"),
         Field("completed_types", (n, T), 0, max_orders, "per player: correct completed orders per plate type"),
+        Field("completed_foods", (n, F), 0, max_food,
+              "per player: food on the completed orders this round, right or wrong (count per food; they lie face up)"),
         Field("finished", (n,), 0, 1, "per player: completed the round's orders (counting down)"),
         Field("gold", (n,), 0, cat.gold_to_win, "per player: Gold Spatula tokens"),
         Field("last_round_total", (n,), 0, max_orders * max_flavour + cat.mode_bonus, "per player: total score of the previous round"),
@@ -89,7 +95,7 @@ def _public_fields(n: int, S: int, cat: Catalog, round_ticks: int, cd: int) -> l
 class FryingMasterEncoder(Encoder):
     PER_SEAT = ("has_plate", "plate_front", "plate_cards", "plate_value", "plate_fixable", "plate_missing",
                 "spatula_load", "spatula_busy", "spatula_in_play", "completed_orders", "completed_score",
-                "completed_cards", "completed_types", "finished", "gold", "last_round_total")
+                "completed_cards", "completed_types", "completed_foods", "finished", "gold", "last_round_total")
 
     def __init__(self, config: Mapping[str, Any]):
         super().__init__(config)

@@ -2,43 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Any, Mapping
-
-from envs.core.config import ConfigSpec, Option
 from envs.core.aec_env import TickAECEnv
 from envs.core.tick_env import TickParallelEnv
-from envs.frying_master.cards import catalog
 from envs.frying_master.encoding import FryingMasterEncoder
-from envs.frying_master.engine import FryingMasterEngine, countdown_ticks
+from envs.frying_master.engine import FryingMasterEngine
+from envs.frying_master.options import GAME_OPTIONS
 from envs.frying_master.render import render_engine
-
-MODE_CHOICES: tuple[str, ...] = ("drawn",) + catalog().mode_ids
-
-GAME_OPTIONS = ConfigSpec("frying_master_v0", [
-    Option("players", 3, "number of chefs (agents chef_0 .. chef_{n-1}, clockwise)", choices=(2, 3, 4)),
-    Option("mode", "drawn",
-           "'drawn': each round's Stir-Fry Mode is drawn from the plate backs (a mode not yet played this match); "
-           "or a fixed mode for every round (Beginner's Mode: 'mixed' or 'casual'; 'teppanyaki' gives two spatulas)",
-           choices=MODE_CHOICES),
-    Option("teppanyaki", False,
-           "Beginner's preset for young players: two spatulas per player in every round, whatever the mode",
-           kind="bool"),
-    Option("round_ticks", catalog().default_round_ticks,
-           "play ticks after which a round ends and is scored if nobody has completed the round's orders "
-           "(anti-stalling rule; the countdown may run past it)", kind="int", low=20, high=2000),
-    Option("round_shaping", 0.0,
-           "per-round reward shaping: at each round's end every chef also gets round_shaping x (own round score - "
-           "mean round score); 0 = match outcome only", kind="float", low=0.0, high=1.0),
-])
-
-
-def match_tick_bound(config: Mapping[str, Any]) -> int:
-    """Most ticks a match can last: at most players + 1 rounds (every round
-    awards a Gold Spatula), each at most players choice ticks + round_ticks
-    play ticks + the countdown."""
-    n = int(config["players"])
-    per_round = n + int(config["round_ticks"]) + countdown_ticks(config.get("seconds_per_tick", 1.0))
-    return (n + 1) * per_round
+from envs.frying_master.rules.end_of_round import match_tick_bound
 
 
 class FryingMasterEnv(TickParallelEnv):

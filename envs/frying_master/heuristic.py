@@ -28,8 +28,8 @@ from envs.core.engine import NOOP
 from envs.core.policy import Policy
 from envs.frying_master.actions import action_index
 from envs.frying_master.cards import Catalog, catalog
-from envs.frying_master.scoring import evaluate, missing
-from envs.frying_master.view import PublicView
+from envs.frying_master.public import PublicView
+from envs.frying_master.rules.scoring import evaluate, missing
 
 
 def visible_counts(view: PublicView, n_foods: int) -> list[int]:

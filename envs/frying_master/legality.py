@@ -20,7 +20,8 @@ The masks are read-only int8 arrays over immutable bytes: callers copy them
 the engine uses it to re-check an action when its turn in the tick's
 resolution order comes. Both follow the same rules, and a test checks they
 agree on every action in many random states (and with the rule-by-rule
-reference mask in ``tests/frying_master/reference.py``).
+reference mask in ``tests/frying_master/reference.py``). :func:`why_illegal`
+says in words why an action is not allowed.
 """
 
 from __future__ import annotations
@@ -29,6 +30,9 @@ from functools import lru_cache
 from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
+
+from envs.frying_master.actions import PILES
+from envs.frying_master.rules.how_to_play import can_serve
 
 if TYPE_CHECKING:
     from envs.frying_master.engine import FryingMasterEngine
@@ -56,8 +60,8 @@ class MaskPlan:
         self.zero_lifts = bytes(F)
         #: noop (only) + draw A/B + serve + give_up, without a plate, by (pile A, pile B) non-empty
         self.head_no_plate = {(a, b): bytes([1, a, b, 0, 0]) for a in (0, 1) for b in (0, 1)}
-        self.head_empty_plate = bytes([1, 0, 0, 0, 1])  # give up only
-        self.head_food_plate = bytes([1, 0, 0, 1, 1])   # serve or give up
+        self.head_no_serve = bytes([1, 0, 0, 0, 1])  # give up only
+        self.head_serve = bytes([1, 0, 0, 1, 1])     # serve or give up
         #: a whole mask with only noop, and the setup chooser's by (pile A, pile B) non-empty
         #: (the chooser's noop is legal: it takes pile A, or B if A is empty, as the engine documents)
         self.only_noop = np.frombuffer(bytes([1]) + bytes(n_actions - 1), dtype=np.int8)
@@ -105,6 +109,7 @@ def compute_masks(eng: "FryingMasterEngine", agents: Iterable[str]) -> dict[str,
     S, capacity, in_use = plan.S, eng.capacity, range(eng.spatulas)
     zero_flips, zero_lifts = plan.zero_flips, plan.zero_lifts
     finishers = eng.finishers
+    any_food, size = eng.serve_any_food, eng.order_size
     out = {}
     for a in agents:
         if a in finishers:
@@ -113,10 +118,10 @@ def compute_masks(eng: "FryingMasterEngine", agents: Iterable[str]) -> dict[str,
         plate = eng.plates[a]
         if plate is None:
             head = plan.head_no_plate[piles]
-        elif any(eng.plate_cards[a]):
-            head = plan.head_food_plate
+        elif (any(eng.plate_cards[a]) if any_food else sum(eng.plate_cards[a]) == size[plate]):
+            head = plan.head_serve
         else:
-            head = plan.head_empty_plate
+            head = plan.head_no_serve
         busy, loads = eng.busy[a], eng.loads[a]
         flips, lifts = [zero_flips] * S, [zero_lifts] * S
         stirs, unloads, tips = bytearray(S), bytearray(S), bytearray(S)
@@ -155,7 +160,7 @@ def is_legal(eng: "FryingMasterEngine", agent: str, kind: str, s: int, p: int) -
     if kind == "give_up":
         return plate is not None
     if kind == "serve":
-        return plate is not None and any(eng.plate_cards[agent])
+        return plate is not None and can_serve(eng, plate, eng.plate_cards[agent])
     if s >= eng.spatulas or eng.busy[agent][s]:
         return False
     table = eng.table
@@ -171,3 +176,52 @@ def is_legal(eng: "FryingMasterEngine", agent: str, kind: str, s: int, p: int) -
     if kind == "unload":
         return bool(load) and plate is not None
     raise ValueError(f"unknown action kind {kind!r}")
+
+
+def why_illegal(eng: "FryingMasterEngine", agent: str, action: int) -> str:
+    """Why ``action`` is not legal for ``agent`` now (a short reason)."""
+    kind, s, p = eng.ix.decoded[action]
+    cat = eng.cat
+    if eng.phase == "over":
+        return "the match is over"
+    if eng.phase == "choose":
+        chooser = eng.choose_queue[0]
+        if agent != chooser:
+            return f"setup: it is {chooser}'s turn to choose a plate; others wait (noop)"
+        if kind != "draw":
+            return "setup: the chooser may only take a plate from pile A or B"
+        return f"pile {PILES[p]} is empty"
+    if agent in eng.finishers:
+        return f"{agent} has completed the round's orders and is counting down; only noop"
+    plate = eng.plates[agent]
+    if kind == "draw":
+        if plate is not None:
+            return "you already hold an order; serve it or give it up first"
+        return f"pile {PILES[p]} is empty"
+    if kind in ("serve", "give_up"):
+        if plate is None:
+            return "you hold no order plate; draw one from pile A or B"
+        held, size = sum(eng.plate_cards[agent]), eng.order_size[plate]
+        if not held:
+            return "your plate holds no food: nothing to serve"
+        return (f"your plate holds {held} food card(s) but the order ({cat.plates[plate].name}) needs {size}: "
+                f"\"Order's up!\" needs the order's number of food cards (serve_rule='order_size')")
+    if s >= eng.spatulas:
+        return f"spatula {s} is not in use this round (two spatulas only in Teppanyaki)"
+    if eng.busy[agent][s]:
+        return f"spatula {s} is still busy for {eng.busy[agent][s]} tick(s) (lifting takes {eng.ticks_of['lift']} ticks)"
+    load = eng.loads[agent][s]
+    if kind == "flip":
+        return f"no face-down {cat.categories[p].id} card on the table"
+    if kind == "stir":
+        return "the table is empty"
+    if kind == "lift":
+        if len(load) >= eng.capacity:
+            return f"spatula {s} is full ({eng.capacity} cards)"
+        return (f"no image-up {cat.foods[p].id} card on the table (face-down cards, spatulas and plates "
+                f"cannot be lifted from)")
+    if kind in ("unload", "tip"):
+        if not load:
+            return f"spatula {s} is empty"
+        return "you hold no order plate to set the food on"
+    return "not allowed now"

@@ -7,8 +7,8 @@ from __future__ import annotations
 from envs.core.render import box, rule, table
 from envs.frying_master.cards import PLATE_TYPES, catalog
 from envs.frying_master.engine import FryingMasterEngine
-from envs.frying_master.scoring import evaluate
-from envs.frying_master.view import PublicView
+from envs.frying_master.public import PublicView
+from envs.frying_master.rules.scoring import evaluate
 
 
 def _cards(counts, foods) -> str:
@@ -48,7 +48,7 @@ def render_view(view: PublicView) -> str:
     piles = []
     for p, name in enumerate(("A", "B")):
         hint = view.pile_hints[p]
-        back = "empty" if hint is None else "hint " + ", ".join(
+        back = "empty" if hint is None else f"back {cat.modes[view.pile_modes[p]].name}, hint " + ", ".join(
             f"{cat.categories[c].id} {k}" for c, k in enumerate(hint) if k)
         front = f"; top: {plate_text(view.pile_fronts[p])}" if view.pile_fronts[p] is not None else ""
         piles.append(f"pile {name}: {view.pile_sizes[p]} plates, {back}{front}")

@@ -11,7 +11,7 @@ load leaves the engine as it was). A bad value raises
 The rules, in the order they are checked:
 
 1. **Config**: exactly the engine's option keys (``players``, ``mode``;
-   optionally ``teppanyaki``, ``round_ticks``, ``round_shaping``,
+   optionally ``teppanyaki``, ``serve_rule``, ``round_ticks``, ``round_shaping``,
    ``seconds_per_tick``) with values ``frying_master_v0`` accepts.
 2. **Shape**: ``state`` has exactly :data:`STATE_KEYS`; every per-chef dict has
    exactly the agents as keys; every number is an int (never a bool or a
@@ -31,7 +31,8 @@ The rules, in the order they are checked:
    category only; per food, the table (either side up), spatulas, plates and
    completed orders hold exactly the data's cards (58 Food Cards, 15 Spice
    Tiles); after the match the shortfall is exactly what the last round
-   discarded from spatulas. A served order holds at least one card.
+   discarded from spatulas. A served order holds the order's number of cards
+   (``serve_rule='any_food'``: at least one card).
 6. **Spatulas**: a spatula not in use this round is empty and idle; busy
    ticks are below the dearest action's cost; a busy spatula (only a lift
    keeps one busy) holds the card it lifted.
@@ -66,7 +67,8 @@ import numbers
 from typing import TYPE_CHECKING, Any, Sequence
 
 from envs.core.snapshot import Checker
-from envs.frying_master.scoring import gold_spatula_winners, score_round
+from envs.frying_master.rules.end_of_round import TICK_LIMIT, TIMES_UP
+from envs.frying_master.rules.scoring import gold_spatula_winners, score_round
 
 if TYPE_CHECKING:
     from envs.frying_master.engine import FryingMasterEngine
@@ -77,14 +79,14 @@ STATE_KEYS: tuple[str, ...] = (
     "plate_cards", "loads", "busy", "completed", "choose_queue", "play_tick", "countdown_left", "finishers", "gold",
     "history", "winners")
 TABLE_KEYS: tuple[str, ...] = ("up", "down")
-#: The keys of one round's result in ``history`` (``scoring.score_round``'s, and the engine's additions).
+#: The keys of one round's result in ``history`` (``rules.scoring.score_round``'s, and the additions of
+#: ``rules.end_of_round.end_round``).
 ROUND_KEYS: tuple[str, ...] = (
     "mode", "orders", "base", "bonus", "total", "completed", "gold", "round", "ended_by", "discarded_from_spatulas")
 ORDER_KEYS: tuple[str, ...] = ("plate", "valid", "score", "disliked")
-#: How a round ends (the engine's ``_end_round`` reasons).
-TICK_LIMIT, TIMES_UP = "round tick limit", "time's up"
-CONFIG_KEYS: tuple[str, ...] = ("players", "mode", "teppanyaki", "round_ticks", "round_shaping", "seconds_per_tick")
-CONFIG_OPTIONAL: tuple[str, ...] = ("teppanyaki", "round_ticks", "round_shaping", "seconds_per_tick")
+CONFIG_KEYS: tuple[str, ...] = (
+    "players", "mode", "teppanyaki", "serve_rule", "round_ticks", "round_shaping", "seconds_per_tick")
+CONFIG_OPTIONAL: tuple[str, ...] = ("teppanyaki", "serve_rule", "round_ticks", "round_shaping", "seconds_per_tick")
 _ORDER_KEYSET = frozenset(ORDER_KEYS)
 
 
@@ -149,6 +151,8 @@ def check_config(config: Any, cat) -> None:
     c.str(config["mode"], "mode", ("drawn",) + cat.mode_ids)
     if "teppanyaki" in config:
         c.bool(config["teppanyaki"], "teppanyaki")
+    if "serve_rule" in config:
+        c.str(config["serve_rule"], "serve_rule", ("order_size", "any_food"))
     if "round_ticks" in config:
         c.optional(config["round_ticks"], "round_ticks", c.int, 20, 2000)
     if "round_shaping" in config:
@@ -271,9 +275,14 @@ def check_state(eng: "FryingMasterEngine", state: Any) -> dict:
             if type(p) is not int or not 0 <= p < P:
                 p = _plate_id(v, p, f"completed.{a}[{i}][0]", P)
             counts = v.int_list(counts, f"completed.{a}[{i}][1]", 0, most, length=F)
-            if not any(counts):
-                raise v.fail(f"completed.{a}[{i}][1]", "must hold at least one card: only a plate with food is "
-                                                       "served", counts)
+            if eng.serve_any_food:
+                if not any(counts):
+                    raise v.fail(f"completed.{a}[{i}][1]", "must hold at least one card: only a plate with food "
+                                                           "is served (serve_rule='any_food')", counts)
+            elif sum(counts) != eng.order_size[p]:
+                raise v.fail(f"completed.{a}[{i}][1]", f"must hold {eng.order_size[p]} cards, the order's number "
+                                                       f"of food cards ({cat.plates[p].name}): \"Order's up!\" "
+                                                       "needs them (serve_rule='order_size')", counts)
             done.append((p, counts))
         completed[a] = done
     every = set_aside + piles[0] + piles[1] + discard + [p for p in held.values() if p is not None]
@@ -550,7 +559,7 @@ def _check_round(v: Checker, eng: "FryingMasterEngine", value: Any, i: int, mode
 
 
 def _score_rows(cat, mode, orders: dict[str, list[dict]]) -> dict:
-    """``scoring.score_round``'s base, bonus, total, completed and gold from orders whose
+    """``rules.scoring.score_round``'s base, bonus, total, completed and gold from orders whose
     cards are gone but whose validity is recorded. A correct order outside Casual Fry holds
     exactly its back's hint per category, so the mode bonuses follow from the plates."""
     base = {a: sum(r["score"] for r in rows) for a, rows in orders.items()}

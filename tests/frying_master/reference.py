@@ -12,7 +12,7 @@ import numpy as np
 from envs.frying_master.cards import catalog
 from envs.frying_master.encoding import FryingMasterEncoder, plate_fronts
 from envs.frying_master.engine import PHASES, FryingMasterEngine
-from envs.frying_master.scoring import category_counts, evaluate, missing
+from envs.frying_master.rules.scoring import category_counts, evaluate, missing
 
 
 def reference_observation(encoder: FryingMasterEncoder, engine: FryingMasterEngine, agent: str) -> np.ndarray:
@@ -33,6 +33,8 @@ def reference_observation(encoder: FryingMasterEncoder, engine: FryingMasterEngi
     lay.set(v, "table_face_down", view.table_down)
     lay.set(v, "pile_size", view.pile_sizes)
     lay.set(v, "pile_top_hint", [h if h is not None else [0] * C for h in view.pile_hints])
+    lay.set(v, "pile_top_mode", [np.eye(len(cat.modes))[m] if m is not None else np.zeros(len(cat.modes))
+                                 for m in view.pile_modes])
     lay.set(v, "pile_top_front", [fronts[t] if t is not None else fronts[0] * 0 for t in view.pile_fronts])
     i = view.agents.index(agent)
     seats = view.seats[i:] + view.seats[:i]  # me first, then clockwise
@@ -49,8 +51,9 @@ def reference_observation(encoder: FryingMasterEncoder, engine: FryingMasterEngi
         for s, ld in enumerate(seat.loads):
             for f in ld:
                 load[s, f] += 1
-        score, dcards, dtypes = 0, np.zeros(C), np.zeros(3)
+        score, dcards, dtypes, dfoods = 0, np.zeros(C), np.zeros(3), np.zeros(len(cat.foods))
         for p, c in seat.completed:
+            dfoods += c  # every completed order's food, right or wrong
             sc = evaluate(cat.plates[p], c, cat_of, casual)
             if sc.valid:
                 score += sc.score
@@ -63,7 +66,7 @@ def reference_observation(encoder: FryingMasterEncoder, engine: FryingMasterEngi
             "spatula_load": load, "spatula_busy": seat.busy,
             "spatula_in_play": [1 if s < seat.spatulas else 0 for s in range(S)],
             "completed_orders": len(seat.completed), "completed_score": score, "completed_cards": dcards,
-            "completed_types": dtypes, "finished": seat.finished, "gold": min(seat.gold, cat.gold_to_win),
+            "completed_types": dtypes, "completed_foods": dfoods, "finished": seat.finished, "gold": min(seat.gold, cat.gold_to_win),
             "last_round_total": seat.last_round_total,
         }
         for name in per_seat:
@@ -95,8 +98,9 @@ def reference_mask(eng: FryingMasterEngine, agent: str) -> np.ndarray:
                 m[ix.draw[p]] = 1
     else:
         m[ix.give_up] = 1
-        if any(eng.plate_cards[agent]):
-            m[ix.serve] = 1
+        held = sum(eng.plate_cards[agent])
+        if held >= 1 if eng.config.get("serve_rule") == "any_food" else held == sum(eng.cat.plates[plate].hint):
+            m[ix.serve] = 1  # "Order's up!": the order's number of food cards (v0 rule: any food)
     table = eng.table
     for s in range(eng.spatulas):
         if eng.busy[agent][s]:

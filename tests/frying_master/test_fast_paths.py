@@ -23,7 +23,7 @@ import pytest
 from envs import frying_master_v0
 from envs.frying_master.encoding import FryingMasterEncoder
 from envs.frying_master.legality import compute_mask, is_legal
-from envs.frying_master.view import PublicView, SeatView
+from envs.frying_master.public import PublicView, SeatView
 from tests.frying_master.helpers import C, F, P, counts, in_play
 from tests.frying_master.reference import reference_mask, reference_observation
 

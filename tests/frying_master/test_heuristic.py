@@ -125,10 +125,12 @@ def test_beats_random_chefs_by_a_clear_margin():
 
 
 class _JunkServer(RandomLegalPolicy):
-    """Serves anything as fast as it can: lift any image-up card, set it on the
-    plate, "Order's up!". Its orders are wrong (0 points), but against random
-    chefs, who almost never cook a correct order, the Gold Spatula tie-break
-    on completed orders alone wins every match. It must not beat the heuristic."""
+    """Serves junk as fast as it can: lift any image-up card, set it on the
+    plate, "Order's up!" as soon as the rule allows (v0 rule: one card; default:
+    the order's number of cards, any foods). Its orders are wrong (0 points);
+    under the v0 rule, against random chefs, who almost never cook a correct
+    order, the Gold Spatula tie-break on completed orders alone wins every
+    match. It must not beat the heuristic."""
 
     name = "junk_server"
 
@@ -139,34 +141,51 @@ class _JunkServer(RandomLegalPolicy):
         wanted = []
         if view.phase == "choose":
             wanted = list(ix.draw)
-        elif me.plate is not None and any(me.plate_cards):
-            wanted = [ix.serve]
-        elif me.loads[0]:
-            wanted = [ix.unload[0]]
         elif me.plate is None:
             wanted = list(ix.draw)
         else:
-            wanted = list(ix.lift[0])
+            size = 1 if eng.serve_any_food else eng.cat.plates[me.plate].size
+            on_plate, lifted = sum(me.plate_cards), len(me.loads[0])
+            if on_plate >= size:
+                wanted = [ix.serve, ix.give_up]
+            elif on_plate + lifted >= size:
+                wanted = [ix.unload[0]]
+            else:
+                wanted = list(ix.lift[0]) + [ix.unload[0]]
         for a in wanted:
             if mask[a]:
                 return a
         return NOOP
 
 
-def test_the_heuristic_wins_by_cooking_not_by_the_orders_tie_break():
-    """100% against random chefs says little: a 0-point junk server also wins
-    every match against them. The heuristic must beat the junk server."""
+def _junk_matches(players: int, games: int, **kw):
+    env = frying_master_v0.parallel_env(players=players, mode="drawn", **kw)
+    junk_vs_random, heuristic_vs_junk = 0.0, 0.0
+    for g in range(games):
+        seat = env.possible_agents[g % players]
+        pols = {a: (_JunkServer() if a == seat else RandomLegalPolicy(g)) for a in env.possible_agents}
+        r = play_episode(env, pols, seed=g)
+        junk_vs_random += (1.0 / len(r.winners)) if seat in r.winners else 0.0
+        if kw.get("serve_rule") == "any_food":  # one card never makes an order (a full junk plate may, by luck)
+            assert all(total[seat] == 0 for total in r.outcome["round_totals"])
+        pols = {a: (_JunkServer() if a == seat else frying_master_v0.HeuristicPolicy()) for a in env.possible_agents}
+        r = play_episode(env, pols, seed=g)
+        heuristic_vs_junk += 0.0 if seat in r.winners else 1.0
+    return junk_vs_random, heuristic_vs_junk
+
+
+def test_v0_serve_rule_lets_one_card_junk_orders_win_against_random():
+    """The v0 rule (serve_rule='any_food'): a 0-point one-card junk server wins every
+    match against random chefs, so 100% against random says little; it loses to the heuristic."""
     for players in (2, 4):
-        env = frying_master_v0.parallel_env(players=players, mode="drawn")
-        games, junk_vs_random, heuristic_vs_junk = 3, 0.0, 0.0
-        for g in range(games):
-            seat = env.possible_agents[g % players]
-            pols = {a: (_JunkServer() if a == seat else RandomLegalPolicy(g)) for a in env.possible_agents}
-            r = play_episode(env, pols, seed=g)
-            junk_vs_random += (1.0 / len(r.winners)) if seat in r.winners else 0.0
-            assert all(total[seat] == 0 for total in r.outcome["round_totals"])  # it never scores a point
-            pols = {a: (_JunkServer() if a == seat else frying_master_v0.HeuristicPolicy()) for a in env.possible_agents}
-            r = play_episode(env, pols, seed=g)
-            heuristic_vs_junk += 0.0 if seat in r.winners else 1.0
-        assert junk_vs_random == games, f"{players} players: the junk server won {junk_vs_random}/{games} vs random"
-        assert heuristic_vs_junk == games, f"{players} players: the heuristic lost to the junk server"
+        junk_vs_random, heuristic_vs_junk = _junk_matches(players, 3, serve_rule="any_food")
+        assert junk_vs_random == 3, f"{players} players: the junk server won {junk_vs_random}/3 vs random"
+        assert heuristic_vs_junk == 3, f"{players} players: the heuristic lost to the junk server"
+
+
+def test_the_heuristic_wins_by_cooking_not_by_the_orders_tie_break():
+    """Default rule: a junk server that fills each plate to the order's number of cards
+    (any foods) loses to the heuristic every time."""
+    for players in (2, 4):
+        _, heuristic_vs_junk = _junk_matches(players, 3)
+        assert heuristic_vs_junk == 3, f"{players} players: the heuristic lost to the junk server"

@@ -23,6 +23,11 @@ def _advance(env, ticks, seed=0):
         env.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents})
 
 
+def _back(p):
+    """What the back of plate ``p`` shows: its printed Stir-Fry Mode and the ingredient hint."""
+    return CAT.plates[p].mode, CAT.plates[p].hint
+
+
 def _hide_differently(eng, rng):
     """Change only hidden information: which face-down card is which (per
     category), the piles below their tops, and the generator."""
@@ -33,14 +38,14 @@ def _hide_differently(eng, rng):
         if len(pile) > 2:
             below = pile.cards[:-1]
             pile.cards = [below[i] for i in rng.permutation(len(below))] + [pile.cards[-1]]
-    if not preorder:  # the top's order side is hidden too: swap it for a plate with the same back hint
-        for k, pile in enumerate(eng.piles):
+    if not preorder:  # the top's order side is not shown: swap it for a plate with the same back
+        for k, pile in enumerate(eng.piles):  # (mode and hint; in the data no two plates share one)
             if not pile:
                 continue
             top = pile.cards[-1]
             for other in eng.piles:
                 for i, p in enumerate(other.cards[:-1]):
-                    if p != top and CAT.plates[p].hint == CAT.plates[top].hint:
+                    if p != top and _back(p) == _back(top):
                         other.cards[i], pile.cards[-1] = top, p
                         break
     eng.rng.random(17)
@@ -122,6 +127,64 @@ def test_pile_backs_are_visible_and_fronts_only_in_pre_order_fry():
         assert (lay.get(o, "pile_top_front")[0].sum() > 0) == fronts
         if fronts:
             assert lay.get(o, "pile_top_front")[0][-1] == CAT.plates[top].flavour
+
+
+def test_the_top_plates_printed_mode_is_observed_with_its_hint():
+    """The back of each pile's top plate shows its Stir-Fry Mode as well as the hint."""
+    env = _env(3, players=2, mode="mixed")
+    eng = env.unwrapped.engine
+    lay = env.encoder.layout
+    eng.piles[0].cards[-1], eng.piles[1].cards[-1] = P("Kung Pao Chicken"), P("Fried Rice")
+    eng.invalidate_masks()
+    for a in env.agents:
+        o = env.observe(a)["observation"]
+        modes = lay.get(o, "pile_top_mode")
+        np.testing.assert_array_equal(modes[0], np.eye(len(CAT.modes))[CAT.mode("casual").idx])
+        np.testing.assert_array_equal(modes[1], np.eye(len(CAT.modes))[CAT.plates[P("Fried Rice")].mode])
+        np.testing.assert_array_equal(lay.get(o, "pile_top_hint")[0], CAT.plates[P("Kung Pao Chicken")].hint)
+    eng.piles[1].cards = []
+    eng.invalidate_masks()
+    assert lay.get(env.observe("chef_0")["observation"], "pile_top_mode")[1].sum() == 0  # an empty pile shows none
+    assert "back Casual Fry" in env.unwrapped.render_text()
+
+
+def test_every_plate_back_identifies_its_plate():
+    """Why a hidden swap of a top plate finds no partner: in the data (mode, hint) is unique."""
+    assert len({_back(p.idx) for p in CAT.plates}) == len(CAT.plates)
+
+
+def test_completed_orders_foods_are_seen_by_every_player_and_nothing_hidden_is():
+    """Completed orders lie face up: the food on them, right or wrong, is in every chef's
+    observation (at that chef's seat); a hidden change leaves every observation as it was."""
+    env = _env(0, players=3, mode="mixed")
+    eng = env.unwrapped.engine
+    eng.phase, eng.choose_queue = "play", []
+    done = [(P("Sweet and Sour Pork"), counts("pork", "pork", "bell_pepper")), (P("Kung Pao Chicken"), counts("beef", "rice", "carrot"))]
+    eng.completed["chef_1"] = done
+    for p, c in done:
+        for f, k in enumerate(c):  # the served cards leave the table
+            for _ in range(k):
+                if eng.table.up[f]:
+                    eng.table.up[f] -= 1
+                else:
+                    eng.table.down[CAT.foods[f].category].remove(f)
+        for pile in eng.piles:
+            if p in pile.cards:
+                pile.remove(p)
+    eng.invalidate_masks()
+    lay = env.encoder.layout
+    expected = np.array(counts("pork", "pork", "bell_pepper", "beef", "rice", "carrot"), dtype=np.float32)
+    before = {}
+    for viewer, seat in (("chef_0", 1), ("chef_1", 0), ("chef_2", 2)):
+        o = env.observe(viewer)["observation"]
+        np.testing.assert_array_equal(lay.get(o, "completed_foods")[seat], expected)
+        assert lay.get(o, "completed_foods").sum() == expected.sum()  # nobody else has served
+        before[viewer] = o
+    state_before = env.state()
+    _hide_differently(eng, np.random.default_rng(7))
+    assert not np.array_equal(state_before, env.state())
+    for a in env.agents:
+        np.testing.assert_array_equal(env.observe(a)["observation"], before[a])
 
 
 def test_completed_orders_score_and_bonus_categories_are_public():

@@ -6,7 +6,7 @@ import pytest
 
 from envs.core.engine import NOOP
 from envs.core.errors import IllegalActionError
-from envs.frying_master.engine import countdown_ticks
+from envs.frying_master.rules.end_of_round import countdown_ticks
 from tests.frying_master.helpers import CAT, F, P, act, counts, in_play, step, table_totals
 
 KUNG_PAO = ("Kung Pao Chicken", counts("chicken", "carrot", "chili"))       # correct, 4 points

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs.frying_master.scoring import evaluate, gold_spatula_winners, missing, score_round
+from envs.frying_master.rules.scoring import evaluate, gold_spatula_winners, missing, score_round
 from tests.frying_master.helpers import CAT, P, counts
 
 CAT_OF = [f.category for f in CAT.foods]

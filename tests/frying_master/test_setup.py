@@ -69,7 +69,7 @@ def test_only_the_chooser_acts_and_may_take_either_pile():
 
 
 def test_the_chooser_sees_the_backs_hints_before_choosing():
-    from envs.frying_master.view import PublicView
+    from envs.frying_master.public import PublicView
     eng = new_engine(2, players=2, mode="mixed")
     view: PublicView = eng.public_view(eng.choose_queue[0])
     assert view.pile_hints == (CAT.plates[eng.piles[0].peek()].hint, CAT.plates[eng.piles[1].peek()].hint)

@@ -15,7 +15,7 @@ import pytest
 from envs import frying_master_v0
 from envs.core.errors import SnapshotError
 from envs.frying_master.engine import FryingMasterEngine
-from envs.frying_master.table import Table
+from envs.frying_master.rules.how_to_play import Table
 from tests.conformance.snapshot_fuzz import mutants, try_restore
 from tests.frying_master.helpers import CAT, F
 
@@ -256,10 +256,31 @@ def test_after_the_match_the_last_round_is_scored_again():
     _refused(env, bad, re.escape("state.winners"))
 
 
+def test_a_served_order_short_of_the_orders_number_of_cards_is_refused_by_default():
+    """serve_rule='order_size': a completed order holds exactly its order's number of cards;
+    with serve_rule='any_food' (v0) one card is a valid served order."""
+    for rule in ("order_size", "any_food"):
+        env = _env(players=2, mode="mixed", serve_rule=rule)
+        snap = _play(env, 23, lambda e: any(e.completed[a] for a in e.agents), heuristic=True)
+        a = next(a for a in snap["state"]["completed"] if snap["state"]["completed"][a])
+        bad = _copy(snap)
+        counts = bad["state"]["completed"][a][0][1]
+        f = next(f for f, k in enumerate(counts) if k)
+        counts[f] -= 1  # one card fewer on the order, and that card back on the table
+        bad["state"]["table"]["up"][f] += 1
+        bad["state"]["history"] = snap["state"]["history"]
+        if rule == "order_size":
+            _refused(env, bad, re.escape(f"state.completed.{a}[0][1]"), "order's number of food cards")
+        else:
+            env.restore(bad)
+            assert env.unwrapped.engine.completed[a][0][1][f] == counts[f]
+
+
 def test_the_engine_config_is_checked():
     env = _env()
     snap = in_play(env, seed=14)
     for key, value, field in [("mode", "bogus", "config.mode"), ("teppanyaki", 1, "config.teppanyaki"),
+                              ("serve_rule", "junk", "config.serve_rule"),
                               ("round_ticks", 5, "config.round_ticks"), ("extra", 1, "config")]:
         bad = _copy(snap)
         bad["config"][key] = value
@@ -322,7 +343,8 @@ def test_loading_keeps_no_reference_to_the_snapshot():
 
 
 @pytest.mark.parametrize("kw", [dict(players=2, mode="drawn"), dict(players=3, mode="meat"),
-                                dict(players=4, mode="drawn", teppanyaki=True), dict(players=3, mode="mixed")])
+                                dict(players=4, mode="drawn", teppanyaki=True), dict(players=3, mode="mixed"),
+                                dict(players=2, mode="drawn", serve_rule="any_food")])
 def test_every_state_of_a_played_match_is_accepted_and_round_trips(kw):
     env = _env(**kw)
     for seed, heuristic in ((21, True), (22, False)):

@@ -95,6 +95,46 @@ def test_an_empty_plate_cannot_be_served():
         step(eng, chef_0=act(eng, "serve"))
 
 
+def test_a_plate_short_of_the_orders_number_of_cards_cannot_be_served():
+    """"Once complete, the player shouts 'Order's up!'": Kung Pao Chicken needs 3 food cards;
+    with 2 (or 4) on the plate its serve action is masked and refused with a reason."""
+    for held in (("chicken", "chili"), ("chicken", "chili", "carrot", "onion")):
+        eng = in_play(plates={"chef_0": "Kung Pao Chicken"})
+        eng.plate_cards["chef_0"] = counts(*held)
+        eng.invalidate_masks()
+        assert eng.action_mask("chef_0")[act(eng, "serve")] == 0
+        assert eng.action_mask("chef_0")[act(eng, "give_up")] == 1
+        why = eng.why_illegal("chef_0", act(eng, "serve"))
+        assert f"holds {len(held)} food card(s)" in why and "needs 3" in why
+        with pytest.raises(IllegalActionError, match="needs 3"):
+            step(eng, chef_0=act(eng, "serve"))
+        assert eng.completed["chef_0"] == [] and eng.plates["chef_0"] == P("Kung Pao Chicken")
+
+
+def test_a_plate_with_the_orders_number_of_wrong_foods_is_served_and_scores_zero():
+    """The foods may still be wrong, as at the table: the plate is served and scores 0."""
+    eng = in_play(mode="mixed", plates={"chef_0": "Kung Pao Chicken"})
+    eng.plate_cards["chef_0"] = counts("beef", "rice", "carrot")
+    eng.invalidate_masks()
+    assert eng.action_mask("chef_0")[act(eng, "serve")] == 1
+    step(eng, chef_0=act(eng, "serve"))
+    assert eng.completed["chef_0"] == [(P("Kung Pao Chicken"), counts("beef", "rice", "carrot"))]
+
+
+def test_the_v0_serve_rule_option_serves_any_plate_with_food():
+    """serve_rule='any_food' keeps the v0 rule: one card is enough for "Order's up!"."""
+    eng = in_play(serve_rule="any_food", plates={"chef_0": "Kung Pao Chicken"})
+    eng.plate_cards["chef_0"] = counts("chicken")
+    eng.invalidate_masks()
+    assert eng.action_mask("chef_0")[act(eng, "serve")] == 1
+    step(eng, chef_0=act(eng, "serve"))
+    assert eng.completed["chef_0"] == [(P("Kung Pao Chicken"), counts("chicken"))]
+    eng.plates["chef_0"] = P("Fried Rice")
+    eng.invalidate_masks()
+    with pytest.raises(IllegalActionError, match="holds no food"):
+        step(eng, chef_0=act(eng, "serve"))
+
+
 def test_give_up_returns_the_food_to_the_table_and_discards_the_plate():
     eng = in_play(table_up={"rice": 1}, plates={"chef_0": "Kung Pao Chicken"})
     eng.plate_cards["chef_0"] = counts("chicken", "carrot")

@@ -4,7 +4,7 @@
 :class:`~envs.frying_master.encoding.FryingMasterEncoder`'s observation, as
 seen from chef_0's seat (the encoder rotates the per-seat fields for the other
 chefs). :meth:`PublicObservationBuffer.update` takes a
-:class:`~envs.frying_master.view.PublicView` (the only input, so nothing
+:class:`~envs.frying_master.public.PublicView` (the only input, so nothing
 hidden can leak) and rewrites only the blocks whose source values differ from
 what it last wrote there: most ticks only the clock, the table and a few
 spatulas change. Every offset is a plain ``int`` computed once at
@@ -22,8 +22,8 @@ import numpy as np
 
 from envs.core.tables import ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog
-from envs.frying_master.scoring import category_counts, evaluate, missing
-from envs.frying_master.view import PublicView
+from envs.frying_master.public import PublicView
+from envs.frying_master.rules.scoring import category_counts, evaluate, missing
 
 #: Memo entries kept per table of derived plate values before it is cleared.
 _MEMO_LIMIT = 4096
@@ -33,7 +33,7 @@ class _SeatOffsets:
     """Start offsets of one seat's entries in every per-seat field."""
 
     __slots__ = ("has", "front", "cards", "value", "fixable", "missing", "load", "busy", "in_play",
-                 "done", "dscore", "dcards", "dtypes", "finished", "gold", "last")
+                 "done", "dscore", "dcards", "dtypes", "dfoods", "finished", "gold", "last")
 
     def __init__(self, lay: ObservationLayout, i: int, P: int, F: int, S: int, C: int, T: int):
         def at(name: str, width: int) -> int:
@@ -52,6 +52,7 @@ class _SeatOffsets:
         self.dscore = at("completed_score", 1)
         self.dcards = at("completed_cards", C)
         self.dtypes = at("completed_types", T)
+        self.dfoods = at("completed_foods", F)
         self.finished = at("finished", 1)
         self.gold = at("gold", 1)
         self.last = at("last_round_total", 1)
@@ -90,9 +91,11 @@ class PublicObservationBuffer:
         self.o_piles = sl["pile_size"].start
         self.o_hint = sl["pile_top_hint"].start
         self.o_top = sl["pile_top_front"].start
+        self.o_top_mode = sl["pile_top_mode"].start
+        self.M = len(cat.modes)
         self.seat_at = [_SeatOffsets(layout, i, P, F, S, C, T) for i in range(n)]
         self._plate_memo: dict[tuple, tuple[int, int, int]] = {}
-        self._done_memo: dict[tuple, tuple[float, list[int], list[int]]] = {}
+        self._done_memo: dict[tuple, tuple[float, list[int], list[int], list[int]]] = {}
         self.vec = layout.zeros()
         self.reset()
 
@@ -101,7 +104,7 @@ class PublicObservationBuffer:
         """Forget what was written: the next :meth:`update` rewrites everything."""
         self.vec[:] = 0
         self._phase = self._mode = self._clock = None
-        self._up = self._down = self._pile_sizes = self._hints = self._tops = None
+        self._up = self._down = self._pile_sizes = self._hints = self._tops = self._top_modes = None
         n = self.n
         self._plate: list = [None] * n
         self._loads: list = [None] * n
@@ -146,6 +149,14 @@ class PublicObservationBuffer:
                 o = self.o_hint + p * C
                 v[o:o + C] = 0 if hint is None else hint
             self._hints = view.pile_hints
+        if view.pile_modes != self._top_modes:
+            M = self.M
+            for p, m in enumerate(view.pile_modes):
+                o = self.o_top_mode + p * M
+                v[o:o + M] = 0
+                if m is not None:
+                    v[o + m] = 1
+            self._top_modes = view.pile_modes
         if view.pile_fronts != self._tops:
             P = self.P
             for p, top in enumerate(view.pile_fronts):
@@ -198,11 +209,12 @@ class PublicObservationBuffer:
         key = (seat.completed, casual)
         if key != self._completed[i]:
             self._completed[i] = key
-            score, dcards, dtypes = self._completed_stats(key)
+            score, dcards, dtypes, dfoods = self._completed_stats(key)
             v[at.done] = len(seat.completed)
             v[at.dscore] = score
             v[at.dcards:at.dcards + self.C] = dcards
             v[at.dtypes:at.dtypes + self.T] = dtypes
+            v[at.dfoods:at.dfoods + self.F] = dfoods
         rest = (seat.finished, seat.gold, seat.last_round_total)
         if rest != self._rest[i]:
             self._rest[i] = rest
@@ -225,20 +237,23 @@ class PublicObservationBuffer:
             self._plate_memo[key] = out
         return out
 
-    def _completed_stats(self, key: tuple) -> tuple[float, list[int], list[int]]:
-        """``(score, cards per category, orders per plate type)`` of the correct completed orders."""
+    def _completed_stats(self, key: tuple) -> tuple[float, list[int], list[int], list[int]]:
+        """``(score, cards per category, orders per plate type)`` of the correct completed orders,
+        and the food per food on all of them (right or wrong)."""
         out = self._done_memo.get(key)
         if out is None:
             completed, casual = key
-            score, dcards, dtypes = 0, [0] * self.C, [0] * self.T
+            score, dcards, dtypes, dfoods = 0, [0] * self.C, [0] * self.T, [0] * self.F
             for p, c in completed:
+                for f, k in enumerate(c):
+                    dfoods[f] += k
                 sc = evaluate(self.cat.plates[p], c, self.cat_of, casual)
                 if sc.valid:
                     score += sc.score
                     for k, x in enumerate(category_counts(c, self.cat_of, self.C)):
                         dcards[k] += x
                     dtypes[self.plate_type[p]] += 1
-            out = (score, dcards, dtypes)
+            out = (score, dcards, dtypes, dfoods)
             if len(self._done_memo) >= _MEMO_LIMIT:
                 self._done_memo.clear()
             self._done_memo[key] = out

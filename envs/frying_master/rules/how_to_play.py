@@ -1,6 +1,22 @@
-"""The food in the middle of the table: which cards lie image-up, which face-down.
+"""How to Play.
 
-Cards of one food are interchangeable, so the table keeps
+Rulebook, "How to Play": the game is played in real time, following the
+round's Stir-Fry Mode. Players use their Spatula Cards to stir and collect
+Food Cards from the centre of the table and place them on their Order Plate
+(image face-up; amount and type must exactly match the order). Once
+complete, the player shouts "Order's up!" and sets the whole order in front
+of them, then draws a new Order Plate from either pile. No hands: only the
+spatula picks up food. If you can't find enough Food Cards, return the food
+of your current order to the table and discard the plate to draw a new one.
+
+Modelled: one move per chef per tick (the engine resolves a tick's moves in
+a seeded order, :mod:`envs.core.engine`); :func:`apply` carries out one
+legal move (``draw``, ``serve``, ``give_up``, ``flip``, ``stir``, ``lift``,
+``unload``, ``tip``; the legality is :mod:`envs.frying_master.legality`;
+"Order's up!" needs a plate holding the order's number of food cards,
+:func:`can_serve`),
+:func:`end_spatula_tick` runs the spatulas' busy time, and :class:`Table`
+is the food in the middle of the table:
 
 * ``up[f]``: how many cards of food ``f`` lie image-up (everyone sees them);
 * ``down[c]``: the face-down cards of category ``c`` as a list of food
@@ -14,12 +30,19 @@ All randomness comes from the engine's generator passed in.
 
 from __future__ import annotations
 
-from typing import Iterable, Sequence
+from typing import TYPE_CHECKING, Iterable, Sequence
 
 import numpy as np
 
+from envs.core.decks import Deck
+from envs.core.engine import StepResult
 from envs.core.snapshot import Checker
+from envs.frying_master.actions import PILES
+from envs.frying_master.rules.end_of_round import note_finisher
 from envs.frying_master.snapshot import check_table
+
+if TYPE_CHECKING:
+    from envs.frying_master.engine import FryingMasterEngine
 
 
 class Table:
@@ -147,3 +170,84 @@ class Table:
         ``SnapshotError`` naming the field), assigned only if all of it is good. The engine checks
         its table with the rest of its state, component totals included, and assigns it itself."""
         self.up, self.down = check_table(Checker("table"), state, self.cat_of, len(self.down), field="")
+
+
+# ---------------------------------------------------------------------- the moves
+
+
+def can_serve(eng: "FryingMasterEngine", plate: int, cards: Sequence[int]) -> bool:
+    """"Once complete, the player shouts 'Order's up!'": the plate holds the order's number of
+    food cards (whether they are the right foods is checked only at scoring). With
+    ``serve_rule='any_food'`` (the v0 rule) any plate with at least one card."""
+    if eng.serve_any_food:
+        return any(cards)
+    return sum(cards) == eng.order_size[plate]
+
+
+def apply(eng: "FryingMasterEngine", agent: str, kind: str, s: int, p: int, result: StepResult) -> None:
+    """Carry out ``agent``'s legal move decoded as ``(kind, spatula, parameter)``."""
+    cat = eng.cat
+    rng = eng.rng
+    if kind == "draw":
+        plate = eng.piles[p].draw()
+        eng.plates[agent] = plate
+        refill_piles(eng)
+        result.events.append(f"{agent} takes {cat.plates[plate].name} from pile {PILES[p]}")
+        return
+    if kind == "serve":
+        plate = eng.plates[agent]
+        eng.completed[agent].append((plate, list(eng.plate_cards[agent])))
+        eng.plates[agent] = None
+        eng.plate_cards[agent] = [0] * eng.n_foods
+        result.events.append(f"{agent}: \"Order's up!\" ({cat.plates[plate].name})")
+        note_finisher(eng, agent, result)
+        return
+    if kind == "give_up":
+        plate = eng.plates[agent]
+        cards = [f for f, k in enumerate(eng.plate_cards[agent]) for _ in range(k)]
+        eng.table.land(cards, rng)
+        eng.discard.append(plate)
+        eng.plates[agent] = None
+        eng.plate_cards[agent] = [0] * eng.n_foods
+        refill_piles(eng)
+        result.events.append(f"{agent} gives up {cat.plates[plate].name}")
+        return
+    load = eng.loads[agent][s]
+    if kind == "flip":
+        f = eng.table.flip(p)
+        result.events.append(f"{agent} flips a {cat.categories[p].id} card: {cat.foods[f].id}")
+    elif kind == "stir":
+        eng.table.stir(cat.stir_cards, rng)
+    elif kind == "lift":
+        eng.table.take_up(p)
+        load.append(p)
+    elif kind == "unload":
+        cards = eng.plate_cards[agent]
+        for f in load:
+            cards[f] += 1
+        load.clear()
+    elif kind == "tip":
+        eng.table.land(list(load), rng)
+        load.clear()
+    eng.busy[agent][s] = eng.ticks_of[kind]
+
+
+def end_spatula_tick(eng: "FryingMasterEngine") -> None:
+    """A tick passes for every spatula: busy ones count down (a chef's seat changes with them)."""
+    rev = eng._seat_rev
+    S = eng.S
+    for i, a in enumerate(eng.agents):
+        b = eng.busy[a]
+        for s in range(S):
+            if b[s]:
+                b[s] -= 1
+                rev[i] += 1
+
+
+def refill_piles(eng: "FryingMasterEngine") -> None:
+    """(project) Both piles empty: the given-up plates are shuffled into two new piles."""
+    if not eng.piles[0] and not eng.piles[1] and eng.discard:
+        pool = [eng.discard[i] for i in eng.rng.permutation(len(eng.discard))]
+        half = (len(pool) + 1) // 2
+        eng.piles = [Deck(pool[:half]), Deck(pool[half:])]
+        eng.discard = []

@@ -1,4 +1,16 @@
-"""Scoring a plate, a round and the Gold Spatula award (pure functions).
+"""Scoring.
+
+Rulebook, "Scoring": before scoring, check if the Food Cards on the completed
+orders match the requirements. Fully correct orders earn full points; a
+disliked ingredient subtracts 1 point each; wrong ingredients or wrong
+amounts get no points. The player with the highest score receives a Gold
+Spatula Token; a tie goes to more completed orders; still tied, both get one.
+The first player to earn two Gold Spatulas wins; simultaneous winners share.
+
+Pure functions: the order check of a plate (the "Order Plates" section's
+specific and "any" icons, disliked ingredients and flavour value), a round's
+scores with the mode bonus (:func:`~.stir_fry_mode.mode_bonuses`) and the
+Gold Spatula award, and the match's winners.
 
 A plate's food is a count per food (``counts[f]``); every card on a plate is
 image-up (only image-up cards can be lifted, see the engine).
@@ -18,6 +30,7 @@ from dataclasses import dataclass
 from typing import Sequence
 
 from envs.frying_master.cards import Catalog, Mode, Plate
+from envs.frying_master.rules.stir_fry_mode import mode_bonuses
 
 
 @dataclass(frozen=True)
@@ -77,25 +90,6 @@ def missing(plate: Plate, counts: Sequence[int], cat_of: Sequence[int], casual: 
     return spec, [a - e for a, e in zip(plate.any, extra)]
 
 
-def mode_bonuses(cat: Catalog, mode: Mode, valid_orders: dict[str, list[tuple[Plate, Sequence[int]]]]) -> dict[str, int]:
-    """The Stir-Fry Mode's extra points, per agent, from its correct completed orders."""
-    bonus = {a: 0 for a in valid_orders}
-    cat_of = [f.category for f in cat.foods]
-    if mode.kind == "most_category":
-        amount = {a: sum(category_counts(c, cat_of, len(cat.categories))[mode.category] for _, c in orders)
-                  for a, orders in valid_orders.items()}
-        best = max(amount.values(), default=0)
-        if best > 0:  # nobody "has the most" of nothing
-            for a, v in amount.items():
-                if v == best:
-                    bonus[a] = cat.mode_bonus
-    elif mode.kind == "one_of_each_type":
-        for a, orders in valid_orders.items():
-            if {p.type for p, _ in orders} >= set(range(3)):
-                bonus[a] = cat.mode_bonus
-    return bonus
-
-
 def score_round(cat: Catalog, mode: Mode, completed: dict[str, list[tuple[int, list[int]]]]) -> dict:
     """Score every completed order, add the mode's bonus, award Gold Spatulas.
 
@@ -131,3 +125,8 @@ def gold_spatula_winners(total: dict[str, int], completed: dict[str, int]) -> li
     top = [a for a in total if total[a] == best]
     most = max(completed[a] for a in top)
     return [a for a in top if completed[a] == most]
+
+
+def match_winners(gold: dict[str, int], gold_to_win: int) -> list[str]:
+    """The chefs with ``gold_to_win`` Gold Spatulas (they share the victory); empty while nobody has."""
+    return [a for a in gold if gold[a] >= gold_to_win]
