@@ -25,7 +25,8 @@ from envs.core.encoding import Encoder
 from envs.core.tables import Field, ObservationLayout
 from envs.waroong_wars import public
 from envs.waroong_wars.cards import Catalog, load_catalog
-from envs.waroong_wars.cooking import EMPTY, slots_for
+from envs.waroong_wars.rules.cooking import EMPTY
+from envs.waroong_wars.rules.variants import slots_for
 from envs.waroong_wars.observation import ObservationBuilder
 
 PHASES = ("draft", "cook", "over")

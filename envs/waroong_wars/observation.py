@@ -40,8 +40,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.waroong_wars import public, scoring
-from envs.waroong_wars.cooking import slots_for
+from envs.waroong_wars import public
+from envs.waroong_wars.rules import scoring
+from envs.waroong_wars.rules.characters import pair_points
+from envs.waroong_wars.rules.variants import slots_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.encoding import WaroongEncoder
@@ -289,7 +291,7 @@ class ObservationBuilder:
                 dishes += row
             block = (bytes([len(p) for p in piles]) + bytes(menu_vps) + bytes(dishes)
                      + b"".join([char_hot[c] if c >= 0 else char_hot[-1] for c in characters]))
-            parts = (block, menu_vps, [scoring.pair_points(eng, s) for s in range(n)])
+            parts = (block, menu_vps, [pair_points(eng, s) for s in range(n)])
             if len(self._pile_cache) >= CACHE_LIMIT:
                 self._pile_cache.clear()
             self._pile_cache[key] = parts

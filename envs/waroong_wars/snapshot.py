@@ -66,9 +66,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 from envs.core.errors import ConfigError, SnapshotError
 from envs.core.snapshot import Checker
 from envs.waroong_wars.cards import load_catalog
-from envs.waroong_wars.cooking import BIG_MENU_CUSTOMER_POWER, EMPTY
-from envs.waroong_wars.draft import EXTRA_INGREDIENT_POWER
 from envs.waroong_wars.options import GAME_OPTIONS, RENDER_ONLY
+from envs.waroong_wars.rules.characters import BIG_MENU_CUSTOMER_POWER, EXTRA_INGREDIENT_POWER
+from envs.waroong_wars.rules.cooking import EMPTY
+from envs.waroong_wars.rules.end_of_game import DECK_END, LIMIT_END
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.engine import WaroongEngine
@@ -79,8 +80,6 @@ STATE_KEYS = (
     "token_supply", "piles", "characters", "turn", "turns_taken", "cooked_this_turn", "pending", "ended_by",
 )
 PHASES = ("draft", "cook", "over")
-#: ``ended_by`` once the game is over (the reasons ``cooking.end_cooking_phase`` gives), "" before.
-DECK_END, LIMIT_END = "menu deck exhausted", "round limit"
 THEFTS = ("maling", "perayu")
 CONFIG_KEYS = tuple(k for k in GAME_OPTIONS.names() if k not in RENDER_ONLY)
 _CONFIG_KEYSET = frozenset(CONFIG_KEYS)

@@ -1,4 +1,7 @@
-"""Customer cards: drawing, and the abilities played during one's own cooking turn.
+"""Rulebook "Customer Cards" (and "Additional Customer Cards"): drawing, and the abilities.
+
+Drawn one per cooked menu (Cooking Phase step 3, :func:`.cooking.cook`); used during one's own
+cooking turn, then discarded face up. End-of-game values: :mod:`.scoring`.
 
 * Perayu / Maling: steal 1 random customer / ingredient card from a chosen
   player. The target then answers in its own step (``respond_to_theft``):
@@ -6,7 +9,7 @@
   or without a Hansip, so the pause reveals nothing about its hand.
 * Mbok Bakul: give 1 or 2 chosen ingredient cards to a chosen player and take
   as many at random from that player's hand (drawn before the gift arrives).
-* Tukang: paid as wilds in :func:`envs.waroong_wars.cooking.cook`.
+* Tukang: paid as wilds in :func:`.cooking.cook`.
 * A used card goes face up to the customer discard pile. When the customer
   deck runs out it is reshuffled from the discard pile; with both empty no
   card is drawn.
@@ -95,12 +98,3 @@ def use_mbok_bakul(eng: "WaroongEngine", seat: int, target_rel: int, give: tuple
     for t in taken:
         mine[t] += 1
     result.events.append(f"{eng.agents[seat]} plays Mbok Bakul: exchanges {len(give)} card(s) with {eng.agents[target]}")
-
-
-def extra_customer(eng: "WaroongEngine", seat: int, take: bool, result: StepResult) -> None:
-    eng.pending = None
-    if take:
-        draw(eng, seat)
-        result.events.append(f"{eng.agents[seat]} (Bu Prasojo) takes an extra customer card")
-    else:
-        result.events.append(f"{eng.agents[seat]} (Bu Prasojo) declines an extra customer card")
