@@ -55,12 +55,13 @@ THEFT_INDEX = {"maling": 0, "perayu": 1}  # order of the ``pending_theft`` one-h
 #: Fields with one row per player: absolute seat order in the source, relative in the observation.
 RELATIVE_FIELDS = ("picked", "hand_sizes", "customer_counts", "go_boy", "tokens", "menus", "menu_vp", "pile_dishes",
                    "characters", "public_scores", "active", "first_cook", "pending_attacker", "pending_target",
-                   "pending_extra")
+                   "pending_extra", "mbok_exchanged")
 #: The public fields at the start of the source vector, in this order.
 LISTED_PUBLIC = ("phase", "round", "last_round", "menu_deck_left", "pick_no", "picked", "hand_sizes",
                  "customer_counts", "go_boy", "tokens", "public_scores", "active", "first_cook", "turns_taken",
                  "cooked_this_turn", "token_supply", "go_boy_supply", "customer_deck", "customer_discard",
-                 "pending_theft", "pending_attacker", "pending_target", "pending_extra")
+                 "pending_theft", "pending_attacker", "pending_target", "pending_extra", "cooked_dishes",
+                 "cooked_supplements", "mbok_exchanged")
 #: Then each seat's own block (seat 0's block, then seat 1's, ...).
 OWN_FIELDS = ("must_pick", "pack", "hand_visible", "hand", "customers")
 #: Then the constant variant switches, the display block and the scoring-pile block (cached by content),
@@ -142,7 +143,7 @@ class ObservationBuilder:
     __slots__ = ("enc", "n", "size", "perms", "no_memory", "zeros", "zeros_n", "hot", "phase_hot", "no_pending",
                  "variants", "cook_own", "must", "visible", "_display_cache", "_pile_cache",
                  "customer_vp", "_held_cache", "menu_field_bytes", "cookable_bytes",
-                 "menu_dish", "n_dishes", "char_hot")
+                 "menu_dish", "n_dishes", "char_hot", "no_turn_events")
 
     def __init__(self, enc: "WaroongEncoder"):
         self.enc = enc
@@ -158,6 +159,8 @@ class ObservationBuilder:
         self.hot = [bytes(int(i == k) for i in range(n)) for k in range(n)]  # one-hot per seat
         self.phase_hot = {p: bytes(int(i == k) for i in range(len(PHASE_INDEX))) for p, k in PHASE_INDEX.items()}
         self.no_pending = bytes(2 + 3 * n)
+        n_sup = len(enc.cat.supplements)
+        self.no_turn_events = bytes(len(enc.cat.dishes) * (1 + n_sup))  # cooked_dishes, cooked_supplements
         self.variants = bytes(int(x) for x in enc._variants)
         self.cook_own = bytes([0] * (1 + nt) + [1])  # must_pick, pack, hand_visible outside Shopping
         self.must = (b"\x00", b"\x01")
@@ -221,6 +224,8 @@ class ObservationBuilder:
             bytes((eng.turns_taken, len(eng.cooked_this_turn), eng.token_supply, eng.go_boy_supply,
                    len(eng.customer_deck))),
             bytes(eng.customer_discard), self.no_pending if p is None else self._pending(p),
+            self._cooked(eng.cooked_this_turn, eng.cooked_supplements) if eng.cooked_this_turn else self.no_turn_events,
+            bytes(eng.mbok_exchanges),
         ]
         if drafting:  # the pack in front of each seat; its picks only with No-Memory Chef
             must, visible, picked, packs = self.must, self.visible, eng.picked, eng.packs
@@ -244,6 +249,17 @@ class ObservationBuilder:
             out[2 + self.n + p["target"]] = 1
         else:
             out[2 + 2 * self.n + p["seat"]] = 1
+        return bytes(out)
+
+    def _cooked(self, cooked: list[int], supplements: list[int]) -> bytes:
+        """``cooked_dishes`` and ``cooked_supplements`` (rows: supplement, columns: dish) of this turn."""
+        nd, dish_of = self.n_dishes, self.menu_dish
+        out = [0] * (len(self.no_turn_events))
+        for m, k in zip(cooked, supplements):
+            d = dish_of[m]
+            out[d] += 1
+            if k:
+                out[nd * k + d] = 1
         return bytes(out)
 
     # ------------------------------------------------------------------ content-keyed parts

@@ -77,7 +77,8 @@ if TYPE_CHECKING:  # pragma: no cover
 STATE_KEYS = (
     "phase", "round", "first", "menu_deck", "display", "last_round", "ingredient_deck", "packs", "picked",
     "pick_no", "hands", "go_boy", "go_boy_supply", "customers", "customer_deck", "customer_discard", "tokens",
-    "token_supply", "piles", "characters", "turn", "turns_taken", "cooked_this_turn", "pending", "ended_by",
+    "token_supply", "piles", "characters", "turn", "turns_taken", "cooked_this_turn", "cooked_supplements",
+    "mbok_exchanges", "pending", "ended_by",
 )
 PHASES = ("draft", "cook", "over")
 THEFTS = ("maling", "perayu")
@@ -118,6 +119,8 @@ class Limits:
     supplements: int
     type_names: tuple[str, ...]
     kind_names: tuple[str, ...]
+    mbok_kind: int  # customer kind index of Mbok Bakul
+    mbok_cards: int
 
 
 @lru_cache(maxsize=None)
@@ -141,6 +144,7 @@ def limits(n: int) -> Limits:
         menu_uses=tuple(m.dish.requires + (1,) * len(cat.supplements) for m in cat.menus),
         supplements=len(cat.supplements),
         type_names=types, kind_names=kinds,
+        mbok_kind=cat.customer("mbok_bakul").index, mbok_cards=cat.customer("mbok_bakul").count,
     )
 
 
@@ -243,6 +247,11 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
     piles = [_ints(v, p, f"piles[{s}]", 0, menu_id, max_len=in_play)
              for s, p in enumerate(v.list(state["piles"], "piles", length=n))]
     cooked = _ints(v, state["cooked_this_turn"], "cooked_this_turn", 0, menu_id, max_len=in_play)
+    cooked_sups = _ints(v, state["cooked_supplements"], "cooked_supplements", 0, L.supplements)
+    if len(cooked_sups) != len(cooked):
+        raise v.fail("cooked_supplements", f"must hold one entry (0 none, 1 + supplement) per menu of "
+                     f"cooked_this_turn ({len(cooked)})", cooked_sups)
+    exchanges = _ints(v, state["mbok_exchanges"], "mbok_exchanges", 0, 2 * L.mbok_cards, length=n)
     ingredient_deck = _ints(v, state["ingredient_deck"], "ingredient_deck", 0, nt - 1, max_len=L.ingredient_cards)
     packs = _rows(v, state["packs"], "packs", n, nt, deal, "ingredient counts")
     picked = _bools(v, state["picked"], "picked", n)
@@ -286,6 +295,20 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
             raise v.fail("hands", f"the cards missing from deck and hands (used this round) must not exceed what "
                          f"the menus in the scoring piles require ({_named(cap, L.type_names)}, one "
                          f"supplement per menu)", _named(used, L.type_names))
+    # This turn's supplements (one card of each): each added at most once, not held by anyone now, and
+    # each earned at least one token of the player on turn (a supplement is masked without tokens).
+    added = [k for k in cooked_sups if k]
+    if added:
+        if len(set(added)) != len(added):
+            raise v.fail("cooked_supplements", "each supplement card is added at most once (one card of each)",
+                         cooked_sups)
+        sup0 = nt - L.supplements
+        if any(held[sup0 + k - 1] for k in added):
+            raise v.fail("cooked_supplements", "a supplement added this turn is used: it cannot be in the deck "
+                         "or a hand", cooked_sups)
+        if len(added) > tokens[turn]:
+            raise v.fail("cooked_supplements", f"{len(added)} supplement(s) added this turn, but seat {turn} "
+                         f"(on turn) holds only {tokens[turn]} Extra VP token(s)", cooked_sups)
     # Customer cards per kind: deck + discard pile + players (none in Plain Mode).
     kinds = [sum(col) for col in zip(_tally(customer_deck, nk), customer_discard, *customers)]
     if kinds != (L.customer_list if eng.customers_on else [0] * nk):
@@ -297,6 +320,12 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
     if go_boy_supply + sum(go_boy) != L.go_boys:
         v.total({"Go Boy! cards": go_boy_supply + sum(go_boy)}, {"Go Boy! cards": L.go_boys}, "go_boy",
                 "Go Boy! cards in supply and with the players")
+    if any(exchanges):
+        used_mbok = L.mbok_cards - sum(c[L.mbok_kind] for c in customers)
+        if phase != "cook" or exchanges[turn] or sum(exchanges) > 2 * used_mbok:
+            raise v.fail("mbok_exchanges", f"Mbok Bakul exchanges of this turn: only in the Cooking phase, never with "
+                         f"the seat on turn ({turn}) itself, at most 2 cards per Mbok Bakul card played "
+                         f"({used_mbok} not held by anyone)", exchanges)
     empties = display.count(EMPTY)
     # What only cooking brings: 2 Extra VP tokens per cooked menu at most, and one customer card drawn
     # per cook (Bu Prasojo: one more per cook at most): cards out of the customer deck came from draws.
@@ -435,7 +464,8 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
         "pick_no": pick_no, "hands": hands, "go_boy": go_boy, "go_boy_supply": go_boy_supply,
         "customers": customers, "customer_deck": customer_deck, "customer_discard": customer_discard,
         "tokens": tokens, "token_supply": token_supply, "piles": piles, "characters": characters, "turn": turn,
-        "turns_taken": turns_taken, "cooked_this_turn": cooked, "pending": pending, "ended_by": ended_by,
+        "turns_taken": turns_taken, "cooked_this_turn": cooked, "cooked_supplements": cooked_sups,
+        "mbok_exchanges": exchanges, "pending": pending, "ended_by": ended_by,
     }
 
 

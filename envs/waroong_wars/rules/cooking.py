@@ -113,6 +113,7 @@ def cook(eng: "WaroongEngine", seat: int, slot: int, go_boy_for: int, supplement
         eng.tokens[seat] += gained
     eng.piles[seat].append(menu)
     eng.cooked_this_turn.append(menu)
+    eng.cooked_supplements.append(supplement)
     who = eng.agents[seat]
     extra = f" with {cat.supplements[supplement - 1].name} (+{gained} VP tokens)" if supplement else ""
     wild = f", wilds: {', '.join(paid_wild)}" if paid_wild else ""
@@ -143,6 +144,8 @@ def advance_turn(eng: "WaroongEngine", result: StepResult) -> None:
     """The turn passes left; after the last turn of the round the Cooking phase is over."""
     eng.turns_taken += 1
     eng.cooked_this_turn = []
+    eng.cooked_supplements = []
+    eng.mbok_exchanges = [0] * eng.n
     if eng.turns_taken < eng.n:
         eng.turn = (eng.turn + 1) % eng.n
         return

@@ -9,6 +9,8 @@ cooking turn, then discarded face up. End-of-game values: :mod:`.scoring`.
   or without a Hansip, so the pause reveals nothing about its hand.
 * Mbok Bakul: give 1 or 2 chosen ingredient cards to a chosen player and take
   as many at random from that player's hand (drawn before the gift arrives).
+  The table sees who exchanged with whom and how many cards (``mbok_exchanges``,
+  kept for the rest of the turn); which cards moved only the two players know.
 * Tukang: paid as wilds in :func:`.cooking.cook`.
 * A used card goes face up to the customer discard pile. When the customer
   deck runs out it is reshuffled from the discard pile; with both empty no
@@ -97,4 +99,5 @@ def use_mbok_bakul(eng: "WaroongEngine", seat: int, target_rel: int, give: tuple
         theirs[t] += 1
     for t in taken:
         mine[t] += 1
+    eng.mbok_exchanges[target] += len(give)  # public: the target and the size (not which cards)
     result.events.append(f"{eng.agents[seat]} plays Mbok Bakul: exchanges {len(give)} card(s) with {eng.agents[target]}")

@@ -42,6 +42,8 @@ def start_round(eng: "WaroongEngine") -> None:
     eng.turn = eng.first
     eng.turns_taken = 0
     eng.cooked_this_turn = []
+    eng.cooked_supplements = []
+    eng.mbok_exchanges = [0] * n
     eng.pending = None
 
 
@@ -85,4 +87,6 @@ def finish(eng: "WaroongEngine", result: StepResult) -> None:
     eng.turn = eng.first
     eng.turns_taken = 0
     eng.cooked_this_turn = []
+    eng.cooked_supplements = []
+    eng.mbok_exchanges = [0] * eng.n
     result.events.append(f"round {eng.round}: shopping done; {eng.agents[eng.first]} cooks first")
