@@ -78,6 +78,9 @@ def _turn_fields(cat: Catalog, n: int, who: str, relative: bool = True) -> list[
         Field("mbok_exchanged", (n,), 0, mbok,
               f"ingredient cards {who} exchanged with this player by Mbok Bakul this turn (which cards: "
               f"hidden), {seats}"),
+        Field("theft_results", (n, 3), 0, max(cat.customer(k).count for k in ("maling", "perayu", "hansip")),
+              f"{who}'s Maling / Perayu against this player this turn: ingredient cards stolen, customer cards "
+              f"stolen, cancelled by Hansip (which card: hidden), {seats}"),
     ]
 
 
@@ -255,7 +258,8 @@ class WaroongEncoder(Encoder):
         buf[s["first_cook"].start + rel[v.first]] = 1
         buf[s["turns_taken"]] = v.turns_taken
         buf[s["cooked_this_turn"]] = len(v.cooked_this_turn)
-        self._turn_events(buf, s, v.cooked_this_turn, v.cooked_supplements, [v.mbok_exchanges[x] for x in order])
+        self._turn_events(buf, s, v.cooked_this_turn, v.cooked_supplements, [v.mbok_exchanges[x] for x in order],
+                          [c for x in order for c in v.thefts[x]])
         buf[s["token_supply"]] = v.token_supply
         buf[s["go_boy_supply"]] = v.go_boy_supply
         buf[s["customer_deck"]] = v.customer_deck_size
@@ -263,9 +267,9 @@ class WaroongEncoder(Encoder):
         self._pending(buf, s, v.pending, rel)
         return buf
 
-    def _turn_events(self, buf: np.ndarray, s: dict, cooked, supplements, exchanges) -> None:
-        """``cooked_dishes``, ``cooked_supplements`` and ``mbok_exchanged`` (``exchanges`` already in the
-        row order of the vector)."""
+    def _turn_events(self, buf: np.ndarray, s: dict, cooked, supplements, exchanges, thefts) -> None:
+        """``cooked_dishes``, ``cooked_supplements``, ``mbok_exchanged`` and ``theft_results``
+        (``exchanges`` and ``thefts``, flat, already in the row order of the vector)."""
         nd = self._nd
         for m, k in zip(cooked, supplements):
             d = self.cat.menus[m].dish.index
@@ -273,6 +277,7 @@ class WaroongEncoder(Encoder):
             if k:
                 buf[s["cooked_supplements"].start + (k - 1) * nd + d] = 1
         buf[s["mbok_exchanged"]] = exchanges
+        buf[s["theft_results"]] = thefts
 
     @staticmethod
     def _pending(buf: np.ndarray, s: dict, p: dict | None, rel) -> None:
@@ -301,7 +306,8 @@ class WaroongEncoder(Encoder):
         buf[s["first_cook"].start + e.first] = 1
         buf[s["turns_taken"]] = e.turns_taken
         buf[s["cooked_this_turn"]] = len(e.cooked_this_turn)
-        self._turn_events(buf, s, e.cooked_this_turn, e.cooked_supplements, e.mbok_exchanges)
+        self._turn_events(buf, s, e.cooked_this_turn, e.cooked_supplements, e.mbok_exchanges,
+                          [c for row in e.thefts for c in row])
         buf[s["packs"]] = np.asarray(e.packs, dtype=np.float32).reshape(-1)
         buf[s["picked"]] = e.picked
         buf[s["hands"]] = np.asarray(e.hands, dtype=np.float32).reshape(-1)

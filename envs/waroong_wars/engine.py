@@ -29,6 +29,8 @@ State (every field is a plain list/int, so scenario tests can set them):
 ``turn``               seat cooking now; ``turns_taken`` this round; ``cooked_this_turn``
 ``cooked_supplements`` per menu in ``cooked_this_turn``: the supplement added (0 none, 1 + index)
 ``mbok_exchanges``     per seat: ingredient cards the player on turn exchanged with it by Mbok Bakul this turn
+``thefts``             per seat: [ingredient cards, customer cards] the player on turn stole from it this turn, and
+                       [2] its Maling / Perayu cancelled by that seat's Hansip
 ``pending``            None, ``{"kind": "theft", "ability", "attacker", "target"}`` or ``{"kind": "extra", "seat"}``
 ``ended_by``           why the game ended ("" while it runs)
 =====================  ==================================================
@@ -53,7 +55,7 @@ from envs.waroong_wars.snapshot import STATE_KEYS
 
 class WaroongEngine(TickEngine):
     ENGINE_NAME: ClassVar[str] = "waroong_wars"
-    SNAPSHOT_VERSION: ClassVar[int] = 2  # 2 (v1): cooked_supplements, mbok_exchanges
+    SNAPSHOT_VERSION: ClassVar[int] = 2  # 2 (v1): cooked_supplements, mbok_exchanges, thefts
     LOAD_BUILDS_FRESH_STATE: ClassVar[bool] = True  # snapshot.check_state returns fresh lists for every field
 
     # ------------------------------------------------------------------ construction

@@ -35,6 +35,7 @@ every configuration, and that the cache follows state changes).
 
 from __future__ import annotations
 
+from itertools import chain
 from operator import mul
 from typing import TYPE_CHECKING
 
@@ -55,13 +56,13 @@ THEFT_INDEX = {"maling": 0, "perayu": 1}  # order of the ``pending_theft`` one-h
 #: Fields with one row per player: absolute seat order in the source, relative in the observation.
 RELATIVE_FIELDS = ("picked", "hand_sizes", "customer_counts", "go_boy", "tokens", "menus", "menu_vp", "pile_dishes",
                    "characters", "public_scores", "active", "first_cook", "pending_attacker", "pending_target",
-                   "pending_extra", "mbok_exchanged")
+                   "pending_extra", "mbok_exchanged", "theft_results")
 #: The public fields at the start of the source vector, in this order.
 LISTED_PUBLIC = ("phase", "round", "last_round", "menu_deck_left", "pick_no", "picked", "hand_sizes",
                  "customer_counts", "go_boy", "tokens", "public_scores", "active", "first_cook", "turns_taken",
                  "cooked_this_turn", "token_supply", "go_boy_supply", "customer_deck", "customer_discard",
                  "pending_theft", "pending_attacker", "pending_target", "pending_extra", "cooked_dishes",
-                 "cooked_supplements", "mbok_exchanged")
+                 "cooked_supplements", "mbok_exchanged", "theft_results")
 #: Then each seat's own block (seat 0's block, then seat 1's, ...).
 OWN_FIELDS = ("must_pick", "pack", "hand_visible", "hand", "customers")
 #: Then the constant variant switches, the display block and the scoring-pile block (cached by content),
@@ -225,7 +226,7 @@ class ObservationBuilder:
                    len(eng.customer_deck))),
             bytes(eng.customer_discard), self.no_pending if p is None else self._pending(p),
             self._cooked(eng.cooked_this_turn, eng.cooked_supplements) if eng.cooked_this_turn else self.no_turn_events,
-            bytes(eng.mbok_exchanges),
+            bytes(eng.mbok_exchanges), bytes(chain.from_iterable(eng.thefts)),
         ]
         if drafting:  # the pack in front of each seat; its picks only with No-Memory Chef
             must, visible, picked, packs = self.must, self.visible, eng.picked, eng.packs

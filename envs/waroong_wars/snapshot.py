@@ -78,7 +78,7 @@ STATE_KEYS = (
     "phase", "round", "first", "menu_deck", "display", "last_round", "ingredient_deck", "packs", "picked",
     "pick_no", "hands", "go_boy", "go_boy_supply", "customers", "customer_deck", "customer_discard", "tokens",
     "token_supply", "piles", "characters", "turn", "turns_taken", "cooked_this_turn", "cooked_supplements",
-    "mbok_exchanges", "pending", "ended_by",
+    "mbok_exchanges", "thefts", "pending", "ended_by",
 )
 PHASES = ("draft", "cook", "over")
 THEFTS = ("maling", "perayu")
@@ -120,6 +120,7 @@ class Limits:
     type_names: tuple[str, ...]
     kind_names: tuple[str, ...]
     mbok_kind: int  # customer kind index of Mbok Bakul
+    theft_kinds: tuple[int, int, int]  # customer kind indices of Maling, Perayu, Hansip
     mbok_cards: int
 
 
@@ -144,7 +145,8 @@ def limits(n: int) -> Limits:
         menu_uses=tuple(m.dish.requires + (1,) * len(cat.supplements) for m in cat.menus),
         supplements=len(cat.supplements),
         type_names=types, kind_names=kinds,
-        mbok_kind=cat.customer("mbok_bakul").index, mbok_cards=cat.customer("mbok_bakul").count,
+        mbok_kind=cat.customer("mbok_bakul").index,
+        theft_kinds=tuple(cat.customer(k).index for k in ("maling", "perayu", "hansip")), mbok_cards=cat.customer("mbok_bakul").count,
     )
 
 
@@ -252,6 +254,8 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
         raise v.fail("cooked_supplements", f"must hold one entry (0 none, 1 + supplement) per menu of "
                      f"cooked_this_turn ({len(cooked)})", cooked_sups)
     exchanges = _ints(v, state["mbok_exchanges"], "mbok_exchanges", 0, 2 * L.mbok_cards, length=n)
+    thefts = _rows(v, state["thefts"], "thefts", n, 3, L.customer_cards, "counts (ingredient cards stolen, "
+                   "customer cards stolen, cancelled by Hansip)")
     ingredient_deck = _ints(v, state["ingredient_deck"], "ingredient_deck", 0, nt - 1, max_len=L.ingredient_cards)
     packs = _rows(v, state["packs"], "packs", n, nt, deal, "ingredient counts")
     picked = _bools(v, state["picked"], "picked", n)
@@ -326,6 +330,17 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
             raise v.fail("mbok_exchanges", f"Mbok Bakul exchanges of this turn: only in the Cooking phase, never with "
                          f"the seat on turn ({turn}) itself, at most 2 cards per Mbok Bakul card played "
                          f"({used_mbok} not held by anyone)", exchanges)
+    if any(map(any, thefts)):
+        # Each outcome spent a card out of the hands: a Maling (ingredient), a Perayu (customer); a
+        # cancellation a Maling or Perayu and the target's Hansip.
+        out = [L.customer_list[k] - sum(c[k] for c in customers) for k in L.theft_kinds]  # maling, perayu, hansip
+        col = [sum(row[i] for row in thefts) for i in range(3)]
+        if (phase != "cook" or any(thefts[turn]) or col[0] > out[0] or col[1] > out[1] or col[2] > out[2]
+                or sum(col) > out[0] + out[1]):
+            raise v.fail("thefts", f"this turn's Maling / Perayu outcomes: only in the Cooking phase, never against "
+                         f"the seat on turn ({turn}), each spent a Maling / Perayu (and a cancellation a Hansip) "
+                         f"that no player holds now (out of the hands: Maling {out[0]}, Perayu {out[1]}, "
+                         f"Hansip {out[2]})", thefts)
     empties = display.count(EMPTY)
     # What only cooking brings: 2 Extra VP tokens per cooked menu at most, and one customer card drawn
     # per cook (Bu Prasojo: one more per cook at most): cards out of the customer deck came from draws.
@@ -465,7 +480,7 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
         "customers": customers, "customer_deck": customer_deck, "customer_discard": customer_discard,
         "tokens": tokens, "token_supply": token_supply, "piles": piles, "characters": characters, "turn": turn,
         "turns_taken": turns_taken, "cooked_this_turn": cooked, "cooked_supplements": cooked_sups,
-        "mbok_exchanges": exchanges, "pending": pending, "ended_by": ended_by,
+        "mbok_exchanges": exchanges, "thefts": thefts, "pending": pending, "ended_by": ended_by,
     }
 
 

@@ -45,7 +45,8 @@ def _states(players: int, seed: int | None = None, **opts):
     step = 0
     while env.agents:
         e = env.engine
-        if step % 7 == 0 or e.pending is not None or any(e.mbok_exchanges) or any(e.cooked_supplements):
+        if (step % 7 == 0 or e.pending is not None or any(e.mbok_exchanges) or any(e.cooked_supplements)
+                or any(map(any, e.thefts))):
             yield env
         acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
         obs, *_ = env.step(acts)
@@ -73,9 +74,9 @@ def test_observation_unchanged_when_only_hidden_cards_change(players, opts):
 
 
 def test_no_leak_in_played_states_with_this_turns_public_events():
-    """v1: states of play right after a Mbok Bakul exchange or a supplement (seeded games until both
-    happen): scrambling what a viewer cannot see (which cards the exchange moved included) changes
-    neither its observation nor its mask."""
+    """v1: states of play right after a Mbok Bakul exchange, a supplement or a theft's outcome (seeded
+    games until all three happen): scrambling what a viewer cannot see (which cards the exchange or the
+    theft moved included) changes neither its observation nor its mask."""
     rng = make_rng(11)
     seen = set()
     for seed in range(30):
@@ -83,6 +84,7 @@ def test_no_leak_in_played_states_with_this_turns_public_events():
             eng = env.engine
             events = {"mbok_bakul"} if any(eng.mbok_exchanges) else set()
             events |= {"supplement"} if any(eng.cooked_supplements) else set()
+            events |= {"theft"} if any(map(any, eng.thefts)) else set()
             if not events:
                 continue
             seen |= events
@@ -94,9 +96,9 @@ def test_no_leak_in_played_states_with_this_turns_public_events():
                 np.testing.assert_array_equal(before["observation"], after["observation"], err_msg=agent)
                 np.testing.assert_array_equal(before["action_mask"], after["action_mask"])
                 env.engine = eng = type(eng).from_dict(snap)
-        if seen == {"mbok_bakul", "supplement"}:
+        if seen == {"mbok_bakul", "supplement", "theft"}:
             break
-    assert seen == {"mbok_bakul", "supplement"}
+    assert seen == {"mbok_bakul", "supplement", "theft"}
 
 
 def test_the_check_is_not_vacuous_own_cards_do_show():

@@ -1,8 +1,9 @@
 """v1: this turn's public events are in every player's observation (issue 14).
 
 A player at the table sees which menus the player on turn cooks, which supplement goes onto which
-menu, and with whom and how many cards a Mbok Bakul exchange swaps (not which cards: they pass
-from hand to hand unseen). Each test builds an explicit state, acts, and reads the named slices of
+menu, with whom and how many cards a Mbok Bakul exchange swaps (not which cards: they pass from
+hand to hand unseen), and whom a Maling / Perayu robbed or whose Hansip cancelled it (not which
+card was stolen). Each test builds an explicit state, acts, and reads the named slices of
 every player's observation; the events stay visible for the rest of the turn and are cleared when
 the turn ends.
 """
@@ -158,7 +159,7 @@ def test_turn_events_clear_at_the_end_of_the_round_and_of_the_game():
     assert eng.phase == "draft"
     for agent in env.possible_agents:
         assert not (_field(env, agent, "cooked_dishes").any() or _field(env, agent, "cooked_supplements").any()
-                    or _field(env, agent, "mbok_exchanged").any())
+                    or _field(env, agent, "mbok_exchanged").any() or _field(env, agent, "theft_results").any())
     assert env.engine.state_dict()["cooked_supplements"] == [] and eng.mbok_exchanges == [0, 0, 0]
 
 
@@ -175,7 +176,8 @@ def _played_until(players: int, wanted, seed: int = 0, **opts):
 
 
 def test_turn_events_survive_a_snapshot_round_trip_in_play():
-    for want in (lambda e: any(e.mbok_exchanges), lambda e: any(e.cooked_supplements)):
+    for want in (lambda e: any(e.mbok_exchanges), lambda e: any(e.cooked_supplements),
+                 lambda e: any(map(any, e.thefts))):
         env = next(e for e in (_played_until(4, want, seed) for seed in range(40)) if e is not None)
         eng = env.engine
         snap = env.snapshot()
@@ -186,3 +188,50 @@ def test_turn_events_survive_a_snapshot_round_trip_in_play():
         assert other.engine.state_dict() == eng.state_dict()
         for agent, obs in views.items():
             np.testing.assert_array_equal(other.observe(agent)["observation"], obs)
+
+
+def _theft_table(ability: str, hansip: bool, target_hand=None):
+    env, eng = _table(3)
+    eng.customers[0] = customer_counts(**{ability: 1})
+    eng.customers[2] = customer_counts(hansip=1, foodies=1) if hansip else customer_counts(foodies=1)
+    eng.hands[2] = target_hand or counts(rice=1)
+    eng.invalidate_masks()
+    a = ix(eng)
+    act(eng, 0, (a.maling0 if ability == "maling" else a.perayu0) + 1)  # on player_2
+    return env, eng, a
+
+
+def _theft_rows(env, agent: str) -> list[list[int]]:
+    return _field(env, agent, "theft_results").reshape(3, 3).astype(int).tolist()
+
+
+def test_a_theft_outcome_is_shown_to_every_player_and_clears_when_the_turn_ends():
+    env, eng, a = _theft_table("maling", hansip=False)
+    act(eng, 2, a.respond0)  # let it happen
+    # player_2 is 2 seats left of player_0, 1 of player_1, 0 of itself: its row holds [1 ingredient, 0, 0].
+    assert _theft_rows(env, "player_0") == [[0, 0, 0], [0, 0, 0], [1, 0, 0]]
+    assert _theft_rows(env, "player_1") == [[0, 0, 0], [1, 0, 0], [0, 0, 0]]
+    assert _theft_rows(env, "player_2") == [[1, 0, 0], [0, 0, 0], [0, 0, 0]]
+    act(eng, 0, a.end_turn)
+    for agent in env.possible_agents:
+        assert not _field(env, agent, "theft_results").any(), agent
+
+
+def test_perayu_stolen_and_hansip_cancellations_are_told_apart():
+    env, eng, a = _theft_table("perayu", hansip=False)
+    act(eng, 2, a.respond0)
+    assert _theft_rows(env, "player_1")[1] == [0, 1, 0]  # a customer card stolen from player_2
+    env, eng, a = _theft_table("perayu", hansip=True)
+    act(eng, 2, a.respond0 + 1)  # Hansip
+    assert _theft_rows(env, "player_1")[1] == [0, 0, 1]
+    assert eng.thefts == [[0, 0, 0], [0, 0, 0], [0, 0, 1]]
+
+
+def test_a_theft_never_shows_which_card_was_stolen():
+    """Two Malings that steal different cards look the same to the third player."""
+    views = []
+    for hand in (counts(rice=1), counts(meat=1)):
+        env, eng, a = _theft_table("maling", hansip=False, target_hand=hand)
+        act(eng, 2, a.respond0)
+        views.append(env.observe("player_1")["observation"])
+    np.testing.assert_array_equal(views[0], views[1])

@@ -269,6 +269,15 @@ def _exchange_in_shopping(s):
     s["state"]["mbok_exchanges"][0] = 2
 
 
+def _theft_against_the_seat_on_turn(s):
+    s["state"]["thefts"][s["state"]["turn"]] = [1, 0, 0]
+
+
+def _theft_from_nowhere(s):
+    st = s["state"]
+    st["thefts"][(st["turn"] + 1) % len(st["thefts"])] = [0, 0, 3]  # three Hansip cancellations, no Hansip used
+
+
 DAMAGE = [
     # (situation, damage, the field and what the message must say)
     ("cook", _display_999, r"state\.display\[5\]: must be an integer in -1\.\.31, got 999"),
@@ -312,6 +321,8 @@ DAMAGE = [
     ("cook", _supplement_still_held, r"state\.cooked_supplements: a supplement added this turn is used"),
     ("cook", _exchange_with_the_seat_on_turn, r"state\.mbok_exchanges: Mbok Bakul exchanges of this turn"),
     ("draft", _exchange_in_shopping, r"state\.mbok_exchanges: Mbok Bakul exchanges of this turn"),
+    ("theft", _theft_against_the_seat_on_turn, r"state\.thefts: this turn's Maling / Perayu outcomes"),
+    ("cook", _theft_from_nowhere, r"state\.thefts: this turn's Maling / Perayu outcomes"),
 ]
 
 

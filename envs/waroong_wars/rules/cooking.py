@@ -146,6 +146,7 @@ def advance_turn(eng: "WaroongEngine", result: StepResult) -> None:
     eng.cooked_this_turn = []
     eng.cooked_supplements = []
     eng.mbok_exchanges = [0] * eng.n
+    eng.thefts = [[0, 0, 0] for _ in range(eng.n)]
     if eng.turns_taken < eng.n:
         eng.turn = (eng.turn + 1) % eng.n
         return

@@ -6,7 +6,10 @@ cooking turn, then discarded face up. End-of-game values: :mod:`.scoring`.
 * Perayu / Maling: steal 1 random customer / ingredient card from a chosen
   player. The target then answers in its own step (``respond_to_theft``):
   discard a Hansip to cancel, or let it happen. Every target is asked, with
-  or without a Hansip, so the pause reveals nothing about its hand.
+  or without a Hansip, so the pause reveals nothing about its hand. The
+  outcome is public (``thefts``, per target for the rest of the turn: an
+  ingredient card stolen, a customer card stolen, or cancelled by Hansip);
+  which card was stolen only the two players know.
 * Mbok Bakul: give 1 or 2 chosen ingredient cards to a chosen player and take
   as many at random from that player's hand (drawn before the gift arrives).
   The table sees who exchanged with whom and how many cards (``mbok_exchanges``,
@@ -26,6 +29,10 @@ from envs.core.seeding import shuffled
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.engine import WaroongEngine
+
+
+#: Columns of ``eng.thefts[seat]`` (this turn's Maling / Perayu outcomes against that seat).
+THEFT_INGREDIENT, THEFT_CUSTOMER, THEFT_CANCELLED = 0, 1, 2
 
 
 def random_from_counts(counts: list[int], rng) -> int:
@@ -71,17 +78,20 @@ def respond(eng: "WaroongEngine", seat: int, use_hansip: bool, result: StepResul
     attacker, ability = p["attacker"], p["ability"]
     if use_hansip:
         discard(eng, seat, eng.ability_kind["hansip"])
+        eng.thefts[seat][THEFT_CANCELLED] += 1
         result.events.append(f"{eng.agents[seat]} calls the Hansip: the {ability} is cancelled")
         return
     if ability == "maling":
         t = random_from_counts(eng.hands[seat], eng.rng)
         eng.hands[seat][t] -= 1
         eng.hands[attacker][t] += 1
+        eng.thefts[seat][THEFT_INGREDIENT] += 1
         result.events.append(f"{eng.agents[attacker]} steals an ingredient card from {eng.agents[seat]}")
     else:
         k = random_from_counts(eng.customers[seat], eng.rng)
         eng.customers[seat][k] -= 1
         eng.customers[attacker][k] += 1
+        eng.thefts[seat][THEFT_CUSTOMER] += 1
         result.events.append(f"{eng.agents[attacker]} steals a customer card from {eng.agents[seat]}")
 
 

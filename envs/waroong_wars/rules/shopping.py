@@ -44,6 +44,7 @@ def start_round(eng: "WaroongEngine") -> None:
     eng.cooked_this_turn = []
     eng.cooked_supplements = []
     eng.mbok_exchanges = [0] * n
+    eng.thefts = [[0, 0, 0] for _ in range(n)]
     eng.pending = None
 
 
@@ -89,4 +90,5 @@ def finish(eng: "WaroongEngine", result: StepResult) -> None:
     eng.cooked_this_turn = []
     eng.cooked_supplements = []
     eng.mbok_exchanges = [0] * eng.n
+    eng.thefts = [[0, 0, 0] for _ in range(eng.n)]
     result.events.append(f"round {eng.round}: shopping done; {eng.agents[eng.first]} cooks first")
