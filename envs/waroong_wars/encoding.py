@@ -25,7 +25,8 @@ from envs.core.encoding import Encoder
 from envs.core.tables import Field, ObservationLayout
 from envs.waroong_wars import public
 from envs.waroong_wars.cards import Catalog, load_catalog
-from envs.waroong_wars.cooking import EMPTY, slots_for
+from envs.waroong_wars.rules.cooking import EMPTY
+from envs.waroong_wars.rules.variants import slots_for
 from envs.waroong_wars.observation import ObservationBuilder
 
 PHASES = ("draft", "cook", "over")
@@ -59,6 +60,27 @@ def _display_fields(cat: Catalog, slots: int) -> list[Field]:
         Field("display_icons", (slots, ns), 0, 1, "supplement icons shown (Kerupuk, Sambal, Petis, Koya)"),
         Field("display_dish", (slots, nd), 0, 1, "which dish (one-hot over the 16 names; copies share a name)"),
         Field("display_cookable", (slots,), 0, 1, "slot may be cooked from (all; Constraint Mode: the 3 right-most)"),
+    ]
+
+
+def _turn_fields(cat: Catalog, n: int, who: str, relative: bool = True) -> list[Field]:
+    """This turn's public events (v1): the menus cooked, the supplement added to each, the Mbok Bakul
+    exchanges (with whom and how many cards; never which). All zero again when the turn ends."""
+    nd, ns = len(cat.dishes), len(cat.supplements)
+    mbok = 2 * cat.customer("mbok_bakul").count
+    seats = "relative seats" if relative else "absolute seats"
+    return [
+        Field("cooked_dishes", (nd,), 0, max(d.copies for d in cat.dishes),
+              f"menus of each dish (the 16 names) {who} has cooked this turn"),
+        Field("cooked_supplements", (ns, nd), 0, 1,
+              f"row = supplement (Kerupuk, Sambal, Petis, Koya) {who} added this turn, column = the dish of the "
+              "menu it was added to"),
+        Field("mbok_exchanged", (n,), 0, mbok,
+              f"ingredient cards {who} exchanged with this player by Mbok Bakul this turn (which cards: "
+              f"hidden), {seats}"),
+        Field("theft_results", (n, 3), 0, max(cat.customer(k).count for k in ("maling", "perayu", "hansip")),
+              f"{who}'s Maling / Perayu against this player this turn: ingredient cards stolen, customer cards "
+              f"stolen, cancelled by Hansip (which card: hidden), {seats}"),
     ]
 
 
@@ -113,6 +135,7 @@ class WaroongEncoder(Encoder):
             Field("first_cook", (n,), 0, 1, "holder of the First Cooking marker (one-hot, relative seats)"),
             Field("turns_taken", (), 0, n, "cooking turns finished this round"),
             Field("cooked_this_turn", (), 0, m_size, "menus the active player has cooked this turn"),
+            *_turn_fields(cat, n, "the active player"),
             Field("token_supply", (), 0, tokens, "Extra VP tokens left"),
             Field("go_boy_supply", (), 0, cat.components["go_boy_cards"], "Go Boy! cards left in the supply"),
             Field("customer_deck", (), 0, len(cat.customer_deck), "customer cards left in the deck"),
@@ -131,6 +154,7 @@ class WaroongEncoder(Encoder):
             Field("first_cook", (n,), 0, 1, "marker holder (one-hot)"),
             Field("turns_taken", (), 0, n, "cooking turns finished this round"),
             Field("cooked_this_turn", (), 0, m_size, "menus cooked this turn"),
+            *_turn_fields(cat, n, "the seat on turn", relative=False),
             Field("packs", (n, nt), 0, deal, "pack in front of each seat (hidden)"),
             Field("picked", (n,), 0, 1, "seat has picked from its pack"),
             Field("hands", (n, nt), 0, main_max, "ingredient cards per seat (hidden)"),
@@ -234,12 +258,26 @@ class WaroongEncoder(Encoder):
         buf[s["first_cook"].start + rel[v.first]] = 1
         buf[s["turns_taken"]] = v.turns_taken
         buf[s["cooked_this_turn"]] = len(v.cooked_this_turn)
+        self._turn_events(buf, s, v.cooked_this_turn, v.cooked_supplements, [v.mbok_exchanges[x] for x in order],
+                          [c for x in order for c in v.thefts[x]])
         buf[s["token_supply"]] = v.token_supply
         buf[s["go_boy_supply"]] = v.go_boy_supply
         buf[s["customer_deck"]] = v.customer_deck_size
         buf[s["customer_discard"]] = v.customer_discard
         self._pending(buf, s, v.pending, rel)
         return buf
+
+    def _turn_events(self, buf: np.ndarray, s: dict, cooked, supplements, exchanges, thefts) -> None:
+        """``cooked_dishes``, ``cooked_supplements``, ``mbok_exchanged`` and ``theft_results``
+        (``exchanges`` and ``thefts``, flat, already in the row order of the vector)."""
+        nd = self._nd
+        for m, k in zip(cooked, supplements):
+            d = self.cat.menus[m].dish.index
+            buf[s["cooked_dishes"].start + d] += 1
+            if k:
+                buf[s["cooked_supplements"].start + (k - 1) * nd + d] = 1
+        buf[s["mbok_exchanged"]] = exchanges
+        buf[s["theft_results"]] = thefts
 
     @staticmethod
     def _pending(buf: np.ndarray, s: dict, p: dict | None, rel) -> None:
@@ -268,6 +306,8 @@ class WaroongEncoder(Encoder):
         buf[s["first_cook"].start + e.first] = 1
         buf[s["turns_taken"]] = e.turns_taken
         buf[s["cooked_this_turn"]] = len(e.cooked_this_turn)
+        self._turn_events(buf, s, e.cooked_this_turn, e.cooked_supplements, e.mbok_exchanges,
+                          [c for row in e.thefts for c in row])
         buf[s["packs"]] = np.asarray(e.packs, dtype=np.float32).reshape(-1)
         buf[s["picked"]] = e.picked
         buf[s["hands"]] = np.asarray(e.hands, dtype=np.float32).reshape(-1)

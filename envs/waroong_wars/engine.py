@@ -2,11 +2,11 @@
 
 One step is one simultaneous draft pick (Shopping) or one decision of the
 player whose turn it is (Cooking); everyone else can only wait (``noop``).
-The rules live in :mod:`~envs.waroong_wars.draft`,
-:mod:`~envs.waroong_wars.cooking`, :mod:`~envs.waroong_wars.customers`,
-:mod:`~envs.waroong_wars.scoring` and :mod:`~envs.waroong_wars.legality`;
-this class holds the state, wires the actions to them and snapshots
-(a snapshot is checked fully by :mod:`~envs.waroong_wars.snapshot` before it is used).
+The rules live in :mod:`envs.waroong_wars.rules` (one module per rulebook
+section) and what is legal in :mod:`~envs.waroong_wars.legality`; this class
+holds the state, sets up (:mod:`~envs.waroong_wars.rules.setup`), wires the
+actions to the rules and snapshots (a snapshot is checked fully by
+:mod:`~envs.waroong_wars.snapshot` before it is used).
 
 State (every field is a plain list/int, so scenario tests can set them):
 
@@ -27,6 +27,10 @@ State (every field is a plain list/int, so scenario tests can set them):
 ``piles``              per seat: cooked menu ids (scoring pile)
 ``characters``         per seat: character index (-1 outside Character Mode)
 ``turn``               seat cooking now; ``turns_taken`` this round; ``cooked_this_turn``
+``cooked_supplements`` per menu in ``cooked_this_turn``: the supplement added (0 none, 1 + index)
+``mbok_exchanges``     per seat: ingredient cards the player on turn exchanged with it by Mbok Bakul this turn
+``thefts``             per seat: [ingredient cards, customer cards] the player on turn stole from it this turn, and
+                       [2] its Maling / Perayu cancelled by that seat's Hansip
 ``pending``            None, ``{"kind": "theft", "ability", "attacker", "target"}`` or ``{"kind": "extra", "seat"}``
 ``ended_by``           why the game ended ("" while it runs)
 =====================  ==================================================
@@ -39,19 +43,19 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from envs.core.engine import StepResult, TickEngine
-from envs.core.seeding import shuffled
 from envs.core.tables import ActionTable
-from envs.waroong_wars import cooking, customers, draft, legality, public, scoring
+from envs.waroong_wars import legality, public
 from envs.waroong_wars import snapshot as snapshot_checks
 from envs.waroong_wars.actions import action_index
 from envs.waroong_wars.cards import load_catalog
 from envs.waroong_wars.options import check_variants
+from envs.waroong_wars.rules import characters, cleanup, cooking, customers, scoring, setup, shopping
 from envs.waroong_wars.snapshot import STATE_KEYS
 
 
 class WaroongEngine(TickEngine):
     ENGINE_NAME: ClassVar[str] = "waroong_wars"
-    SNAPSHOT_VERSION: ClassVar[int] = 1
+    SNAPSHOT_VERSION: ClassVar[int] = 2  # 2 (v1): cooked_supplements, mbok_exchanges, thefts
     LOAD_BUILDS_FRESH_STATE: ClassVar[bool] = True  # snapshot.check_state returns fresh lists for every field
 
     # ------------------------------------------------------------------ construction
@@ -82,7 +86,7 @@ class WaroongEngine(TickEngine):
         self.ability_kind = {k.ability: k.index for k in self.cat.customers if k.ability != "tukang" and k.ability != "score"}
         self._powers = [c.power for c in self.cat.characters]
         self._scores_before: list[int] | None = None
-        # Flat lookup tables for the per-step scoring and observation code (see scoring.py).
+        # Flat lookup tables for the per-step scoring and observation code (see rules/scoring.py).
         self.menu_vp = [m.dish.vp for m in self.cat.menus]
         self.menu_dish = [m.dish.index for m in self.cat.menus]
         self.customer_vp = [k.end_vp for k in self.cat.customers]
@@ -98,28 +102,7 @@ class WaroongEngine(TickEngine):
         self.obs_cache: tuple | None = None
 
     def _setup(self) -> None:
-        cat = self.cat
-        n = self.n
-        menus = shuffled(list(range(len(cat.menus))), self.rng)
-        self.menu_deck = menus[: self.menu_deck_size]  # the rest goes back to the box
-        self.display = [self.menu_deck.pop() for _ in range(cat.components["display_size"])]
-        self.last_round = False
-        self.customer_deck = shuffled(list(cat.customer_deck), self.rng) if self.customers_on else []
-        self.customer_discard = [0] * len(cat.customers)
-        self.customers = [[0] * len(cat.customers) for _ in range(n)]
-        if self.characters_on:
-            self.characters = [int(c) for c in self.rng.permutation(len(cat.characters))[:n]]
-        else:
-            self.characters = [-1] * n
-        self.first = int(self.rng.integers(n))
-        self.token_supply = cat.components["extra_vp_tokens"]
-        self.tokens = [0] * n
-        self.go_boy = [False] * n
-        self.go_boy_supply = cat.components["go_boy_cards"]
-        self.piles = [[] for _ in range(n)]
-        self.round = 1
-        self.ended_by = ""
-        draft.start_round(self)
+        setup.set_up(self)
 
     # ------------------------------------------------------------------ helpers
     def power(self, seat: int) -> str | None:
@@ -133,11 +116,6 @@ class WaroongEngine(TickEngine):
 
     def score(self, seat: int) -> int:
         return scoring.score(self, seat)
-
-    def game_over(self, why: str, result: StepResult) -> None:
-        self.phase = "over"
-        self.ended_by = why
-        result.events.append(f"game over ({why})")
 
     # ------------------------------------------------------------------ caches
     def invalidate_masks(self) -> None:
@@ -200,7 +178,7 @@ class WaroongEngine(TickEngine):
         seat = self.seat_of[agent]
         ix = self.ix
         if action < ix.cook0:
-            draft.pick(self, seat, action - ix.pick0)
+            shopping.pick(self, seat, action - ix.pick0)
         elif action < ix.perayu0:
             cooking.cook(self, seat, *ix.decode_cook(action), result)
         elif action < ix.maling0:
@@ -213,15 +191,16 @@ class WaroongEngine(TickEngine):
         elif action < ix.extra0:
             customers.respond(self, seat, bool(action - ix.respond0), result)
         elif action < ix.take_go_boy:
-            customers.extra_customer(self, seat, bool(action - ix.extra0), result)
+            characters.extra_customer(self, seat, bool(action - ix.extra0), result)
         elif action == ix.take_go_boy:
-            cooking.take_go_boy(self, seat, result)
+            cleanup.take_go_boy(self, seat, result)
+            cooking.advance_turn(self, result)  # taking a Go Boy! ends the turn
         else:
             cooking.end_turn(self, seat, result)
 
     def end_tick(self, joint: dict[str, int], result: StepResult) -> None:
         if self.phase == "draft":
-            draft.after_picks(self, result)
+            shopping.after_picks(self, result)
         if self.vp_shaping and self._scores_before is not None:
             for s, a in enumerate(self.agents):
                 result.rewards[a] += self.vp_shaping * (scoring.score(self, s) - self._scores_before[s])

@@ -29,11 +29,10 @@ import numpy as np
 from envs.core.policy import Policy
 from envs.waroong_wars.actions import action_index
 from envs.waroong_wars.cards import load_catalog
-from envs.waroong_wars.cooking import EMPTY, slots_for
 from envs.waroong_wars.public import PublicView
-
-PAIR_POWER = "pair_bonus"
-PLAIN_MENU_SUPPLEMENT_POWER = "supplement_on_plain_menu"
+from envs.waroong_wars.rules.characters import PAIR_POWER, PLAIN_MENU_SUPPLEMENT_POWER
+from envs.waroong_wars.rules.cooking import EMPTY
+from envs.waroong_wars.rules.variants import slots_for
 
 
 class HeuristicPolicy(Policy):

@@ -1,6 +1,7 @@
 """Which actions are legal, and why an action is not.
 
-:func:`compute_mask` is the fast path (the core caches it per state);
+:func:`compute_mask` is the fast path (the core caches it per state; its cook part is
+:func:`fill_cook_mask`, the payment rule of :mod:`.rules.cooking` worked out for all slots at once);
 :func:`compute_masks` builds every seat's mask in one pass (at most one player
 decides in the Cooking phase, so the others share the read-only noop-only
 mask); :func:`illegal_reason` re-derives legality action by action and says
@@ -14,7 +15,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.waroong_wars import cooking
+from envs.waroong_wars.rules import cooking
+from envs.waroong_wars.rules.characters import PLAIN_MENU_SUPPLEMENT_POWER
+from envs.waroong_wars.rules.cooking import EMPTY
+from envs.waroong_wars.rules.variants import CONSTRAINT_SLOTS, cookable_slots
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.engine import WaroongEngine
@@ -102,7 +106,7 @@ def compute_mask(eng: "WaroongEngine", seat: int) -> np.ndarray:
     if seat != eng.turn:
         return _noop_only(eng.n_actions)
     m = bytearray(eng.n_actions)
-    any_cook = cooking.fill_cook_mask(eng, seat, m)
+    any_cook = fill_cook_mask(eng, seat, m)
     if eng.customers_on:
         held = eng.customers[seat]
         others = [(seat + k) % eng.n for k in range(1, eng.n)]
@@ -125,6 +129,62 @@ def compute_mask(eng: "WaroongEngine", seat: int) -> np.ndarray:
         m[ix.take_go_boy] = 1
     m[ix.end_turn] = 1
     return np.frombuffer(m, np.int8)
+
+
+def fill_cook_mask(eng: "WaroongEngine", seat: int, mask) -> bool:
+    """Set the legal cook actions of ``seat`` in ``mask`` (a numpy array or a bytearray, set entry by
+    entry); True if any menu can be cooked.
+
+    The same rule as :func:`.rules.cooking.payment_options` per slot, with what depends only on the seat (hand,
+    Tukang counts, Go Boy!, supplements in hand) worked out once for all slots (this runs every
+    Cooking step); tests check the mask against the slot-by-slot construction from
+    :func:`~.rules.cooking.payment_options` and against :func:`illegal_reason`.
+    """
+    h = eng.hands[seat]
+    held = eng.customers[seat]
+    tuk = [held[k] for k in eng.tukang_kinds]
+    go_boy = eng.go_boy[seat]
+    n_main = len(tuk)
+    in_hand = ([k for k in range(len(eng.cat.supplements)) if h[n_main + k] > 0]
+               if eng.token_supply > 0 else None)
+    plain_power = bool(in_hand) and eng.power(seat) == PLAIN_MENU_SUPPLEMENT_POWER
+    display = eng.display
+    cook_base, menu_needs = eng.cook_base, eng.menu_needs
+    any_cook = False
+    for slot in cookable_slots(eng):
+        menu = display[slot]
+        if menu == EMPTY:
+            continue
+        need = 0  # missing cards that no Tukang covers
+        over_cat = -1
+        short = []  # categories missing at least one card
+        for c, r in menu_needs[menu]:
+            miss = r - h[c]
+            if miss > 0:
+                short.append(c)
+                over = miss - tuk[c]
+                if over > 0:
+                    need += over
+                    over_cat = c
+        if need == 0:
+            go_boys = [0] + [c + 1 for c in short] if go_boy else (0,)
+        elif need == 1 and go_boy:
+            go_boys = (over_cat + 1,)
+        else:
+            continue
+        any_cook = True
+        if in_hand:
+            icons = eng.menu_icons[menu]
+            sups = [k + 1 for k in in_hand if k in icons or (plain_power and not icons)]
+        else:
+            sups = ()
+        row = cook_base[slot]
+        for g in go_boys:
+            base = row[g]
+            mask[base] = 1
+            for sup in sups:
+                mask[base + sup] = 1
+    return any_cook
 
 
 def must_decide_reason(eng: "WaroongEngine", seat: int) -> str:
@@ -219,10 +279,10 @@ def _cook_reason(eng: "WaroongEngine", seat: int, action: int) -> str | None:
     ix = eng.ix
     cat = eng.cat
     slot, g, s = ix.decode_cook(action)
-    if slot not in cooking.cookable_slots(eng):
-        return f"Constraint Mode: only the 3 right-most menus (slots {list(cooking.CONSTRAINT_SLOTS)}) may be cooked"
+    if slot not in cookable_slots(eng):
+        return f"Constraint Mode: only the 3 right-most menus (slots {list(CONSTRAINT_SLOTS)}) may be cooked"
     menu = eng.display[slot]
-    if menu == cooking.EMPTY:
+    if menu == EMPTY:
         return f"display slot {slot} is empty (the menu deck is exhausted)"
     dish = cat.menus[menu].dish
     d = cooking.deficits(eng, seat, menu)
@@ -249,6 +309,6 @@ def _cook_reason(eng: "WaroongEngine", seat: int, action: int) -> str | None:
         if s - 1 not in dish.icons:
             if dish.icons:
                 return f"{dish.name} shows no {sup.icon} icon (it shows {[cat.supplements[i].icon for i in dish.icons]})"
-            if eng.power(seat) != cooking.PLAIN_MENU_SUPPLEMENT_POWER:
+            if eng.power(seat) != PLAIN_MENU_SUPPLEMENT_POWER:
                 return f"{dish.name} shows no supplement icon (only Jeng Sastro may add one to such a menu)"
     return None

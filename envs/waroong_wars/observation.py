@@ -35,13 +35,16 @@ every configuration, and that the cache follows state changes).
 
 from __future__ import annotations
 
+from itertools import chain
 from operator import mul
 from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.waroong_wars import public, scoring
-from envs.waroong_wars.cooking import slots_for
+from envs.waroong_wars import public
+from envs.waroong_wars.rules import scoring
+from envs.waroong_wars.rules.characters import pair_points
+from envs.waroong_wars.rules.variants import slots_for
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.encoding import WaroongEncoder
@@ -53,12 +56,13 @@ THEFT_INDEX = {"maling": 0, "perayu": 1}  # order of the ``pending_theft`` one-h
 #: Fields with one row per player: absolute seat order in the source, relative in the observation.
 RELATIVE_FIELDS = ("picked", "hand_sizes", "customer_counts", "go_boy", "tokens", "menus", "menu_vp", "pile_dishes",
                    "characters", "public_scores", "active", "first_cook", "pending_attacker", "pending_target",
-                   "pending_extra")
+                   "pending_extra", "mbok_exchanged", "theft_results")
 #: The public fields at the start of the source vector, in this order.
 LISTED_PUBLIC = ("phase", "round", "last_round", "menu_deck_left", "pick_no", "picked", "hand_sizes",
                  "customer_counts", "go_boy", "tokens", "public_scores", "active", "first_cook", "turns_taken",
                  "cooked_this_turn", "token_supply", "go_boy_supply", "customer_deck", "customer_discard",
-                 "pending_theft", "pending_attacker", "pending_target", "pending_extra")
+                 "pending_theft", "pending_attacker", "pending_target", "pending_extra", "cooked_dishes",
+                 "cooked_supplements", "mbok_exchanged", "theft_results")
 #: Then each seat's own block (seat 0's block, then seat 1's, ...).
 OWN_FIELDS = ("must_pick", "pack", "hand_visible", "hand", "customers")
 #: Then the constant variant switches, the display block and the scoring-pile block (cached by content),
@@ -140,7 +144,7 @@ class ObservationBuilder:
     __slots__ = ("enc", "n", "size", "perms", "no_memory", "zeros", "zeros_n", "hot", "phase_hot", "no_pending",
                  "variants", "cook_own", "must", "visible", "_display_cache", "_pile_cache",
                  "customer_vp", "_held_cache", "menu_field_bytes", "cookable_bytes",
-                 "menu_dish", "n_dishes", "char_hot")
+                 "menu_dish", "n_dishes", "char_hot", "no_turn_events")
 
     def __init__(self, enc: "WaroongEncoder"):
         self.enc = enc
@@ -156,6 +160,8 @@ class ObservationBuilder:
         self.hot = [bytes(int(i == k) for i in range(n)) for k in range(n)]  # one-hot per seat
         self.phase_hot = {p: bytes(int(i == k) for i in range(len(PHASE_INDEX))) for p, k in PHASE_INDEX.items()}
         self.no_pending = bytes(2 + 3 * n)
+        n_sup = len(enc.cat.supplements)
+        self.no_turn_events = bytes(len(enc.cat.dishes) * (1 + n_sup))  # cooked_dishes, cooked_supplements
         self.variants = bytes(int(x) for x in enc._variants)
         self.cook_own = bytes([0] * (1 + nt) + [1])  # must_pick, pack, hand_visible outside Shopping
         self.must = (b"\x00", b"\x01")
@@ -219,6 +225,8 @@ class ObservationBuilder:
             bytes((eng.turns_taken, len(eng.cooked_this_turn), eng.token_supply, eng.go_boy_supply,
                    len(eng.customer_deck))),
             bytes(eng.customer_discard), self.no_pending if p is None else self._pending(p),
+            self._cooked(eng.cooked_this_turn, eng.cooked_supplements) if eng.cooked_this_turn else self.no_turn_events,
+            bytes(eng.mbok_exchanges), bytes(chain.from_iterable(eng.thefts)),
         ]
         if drafting:  # the pack in front of each seat; its picks only with No-Memory Chef
             must, visible, picked, packs = self.must, self.visible, eng.picked, eng.packs
@@ -242,6 +250,17 @@ class ObservationBuilder:
             out[2 + self.n + p["target"]] = 1
         else:
             out[2 + 2 * self.n + p["seat"]] = 1
+        return bytes(out)
+
+    def _cooked(self, cooked: list[int], supplements: list[int]) -> bytes:
+        """``cooked_dishes`` and ``cooked_supplements`` (rows: supplement, columns: dish) of this turn."""
+        nd, dish_of = self.n_dishes, self.menu_dish
+        out = [0] * (len(self.no_turn_events))
+        for m, k in zip(cooked, supplements):
+            d = dish_of[m]
+            out[d] += 1
+            if k:
+                out[nd * k + d] = 1
         return bytes(out)
 
     # ------------------------------------------------------------------ content-keyed parts
@@ -289,7 +308,7 @@ class ObservationBuilder:
                 dishes += row
             block = (bytes([len(p) for p in piles]) + bytes(menu_vps) + bytes(dishes)
                      + b"".join([char_hot[c] if c >= 0 else char_hot[-1] for c in characters]))
-            parts = (block, menu_vps, [scoring.pair_points(eng, s) for s in range(n)])
+            parts = (block, menu_vps, [pair_points(eng, s) for s in range(n)])
             if len(self._pile_cache) >= CACHE_LIMIT:
                 self._pile_cache.clear()
             self._pile_cache[key] = parts

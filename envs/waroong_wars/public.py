@@ -4,8 +4,11 @@ Everything an observation or the heuristic uses goes through this view.
 It holds the viewer's own cards when the rules let the viewer look at them,
 the pack in front of the viewer during Shopping, and public information
 about everyone else: sizes of hands, face-up Go Boy! cards, VP tokens,
-scoring piles, characters, the pending decision, the supplies and the face-up
-customer discard pile. Never another player's ingredient or customer cards,
+scoring piles, characters, the pending decision, the supplies, the face-up
+customer discard pile, and this turn's public events: the menus cooked (with
+the supplement added to each), the Mbok Bakul exchanges (with whom, how
+many cards; not which) and the outcomes of Maling / Perayu (stolen from whom,
+or cancelled by Hansip; not which card). Never another player's ingredient or customer cards,
 anyone's face-down picks (the viewer's own too, unless No-Memory Chef) or
 the order or content of a deck.
 """
@@ -15,7 +18,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from envs.waroong_wars import scoring
+from envs.waroong_wars.rules import scoring
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.engine import WaroongEngine
@@ -52,7 +55,12 @@ class PublicView:
     first: int
     turn: int  # whose cooking turn (meaningful in the Cooking phase)
     turns_taken: int
-    cooked_this_turn: tuple[int, ...]
+    cooked_this_turn: tuple[int, ...]  # menu ids the player on turn has cooked this turn (public: face up)
+    cooked_supplements: tuple[int, ...]  # per menu of cooked_this_turn: supplement added (0 none, 1 + index)
+    mbok_exchanges: tuple[int, ...]  # per seat: cards the player on turn exchanged with it by Mbok Bakul this
+    # turn (the table sees the target and the size; which cards moved is hidden)
+    thefts: tuple[tuple[int, int, int], ...]  # per seat: this turn's Maling / Perayu outcomes against it
+    # (ingredient cards stolen, customer cards stolen, cancelled by Hansip; which card: hidden)
     pending: dict | None  # {"kind": "theft", "ability", "attacker", "target"} or {"kind": "extra", "seat"}
     token_supply: int
     go_boy_supply: int
@@ -80,7 +88,8 @@ def build(eng: "WaroongEngine", seat: int) -> PublicView:
         characters=tuple(eng.characters),
         public_scores=tuple(scoring.public_score(eng, s) for s in range(n)),
         first=eng.first, turn=eng.turn, turns_taken=eng.turns_taken,
-        cooked_this_turn=tuple(eng.cooked_this_turn),
+        cooked_this_turn=tuple(eng.cooked_this_turn), cooked_supplements=tuple(eng.cooked_supplements),
+        mbok_exchanges=tuple(eng.mbok_exchanges), thefts=tuple(map(tuple, eng.thefts)),
         pending=dict(eng.pending) if eng.pending else None,
         token_supply=eng.token_supply, go_boy_supply=eng.go_boy_supply,
         customer_deck_size=len(eng.customer_deck), customer_discard=tuple(eng.customer_discard),

@@ -11,8 +11,9 @@ from __future__ import annotations
 from typing import Sequence
 
 from envs.core.render import box, rule, table
-from envs.waroong_wars import scoring
-from envs.waroong_wars.cooking import EMPTY, slots_for
+from envs.waroong_wars.rules import scoring
+from envs.waroong_wars.rules.cooking import EMPTY
+from envs.waroong_wars.rules.variants import slots_for
 
 SHORT = ("R", "V", "M", "U", "S")
 

@@ -66,9 +66,10 @@ from typing import TYPE_CHECKING, Any, Mapping
 from envs.core.errors import ConfigError, SnapshotError
 from envs.core.snapshot import Checker
 from envs.waroong_wars.cards import load_catalog
-from envs.waroong_wars.cooking import BIG_MENU_CUSTOMER_POWER, EMPTY
-from envs.waroong_wars.draft import EXTRA_INGREDIENT_POWER
 from envs.waroong_wars.options import GAME_OPTIONS, RENDER_ONLY
+from envs.waroong_wars.rules.characters import BIG_MENU_CUSTOMER_POWER, EXTRA_INGREDIENT_POWER
+from envs.waroong_wars.rules.cooking import EMPTY
+from envs.waroong_wars.rules.end_of_game import DECK_END, LIMIT_END
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.engine import WaroongEngine
@@ -76,11 +77,10 @@ if TYPE_CHECKING:  # pragma: no cover
 STATE_KEYS = (
     "phase", "round", "first", "menu_deck", "display", "last_round", "ingredient_deck", "packs", "picked",
     "pick_no", "hands", "go_boy", "go_boy_supply", "customers", "customer_deck", "customer_discard", "tokens",
-    "token_supply", "piles", "characters", "turn", "turns_taken", "cooked_this_turn", "pending", "ended_by",
+    "token_supply", "piles", "characters", "turn", "turns_taken", "cooked_this_turn", "cooked_supplements",
+    "mbok_exchanges", "thefts", "pending", "ended_by",
 )
 PHASES = ("draft", "cook", "over")
-#: ``ended_by`` once the game is over (the reasons ``cooking.end_cooking_phase`` gives), "" before.
-DECK_END, LIMIT_END = "menu deck exhausted", "round limit"
 THEFTS = ("maling", "perayu")
 CONFIG_KEYS = tuple(k for k in GAME_OPTIONS.names() if k not in RENDER_ONLY)
 _CONFIG_KEYSET = frozenset(CONFIG_KEYS)
@@ -119,6 +119,9 @@ class Limits:
     supplements: int
     type_names: tuple[str, ...]
     kind_names: tuple[str, ...]
+    mbok_kind: int  # customer kind index of Mbok Bakul
+    theft_kinds: tuple[int, int, int]  # customer kind indices of Maling, Perayu, Hansip
+    mbok_cards: int
 
 
 @lru_cache(maxsize=None)
@@ -142,6 +145,8 @@ def limits(n: int) -> Limits:
         menu_uses=tuple(m.dish.requires + (1,) * len(cat.supplements) for m in cat.menus),
         supplements=len(cat.supplements),
         type_names=types, kind_names=kinds,
+        mbok_kind=cat.customer("mbok_bakul").index,
+        theft_kinds=tuple(cat.customer(k).index for k in ("maling", "perayu", "hansip")), mbok_cards=cat.customer("mbok_bakul").count,
     )
 
 
@@ -244,6 +249,13 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
     piles = [_ints(v, p, f"piles[{s}]", 0, menu_id, max_len=in_play)
              for s, p in enumerate(v.list(state["piles"], "piles", length=n))]
     cooked = _ints(v, state["cooked_this_turn"], "cooked_this_turn", 0, menu_id, max_len=in_play)
+    cooked_sups = _ints(v, state["cooked_supplements"], "cooked_supplements", 0, L.supplements)
+    if len(cooked_sups) != len(cooked):
+        raise v.fail("cooked_supplements", f"must hold one entry (0 none, 1 + supplement) per menu of "
+                     f"cooked_this_turn ({len(cooked)})", cooked_sups)
+    exchanges = _ints(v, state["mbok_exchanges"], "mbok_exchanges", 0, 2 * L.mbok_cards, length=n)
+    thefts = _rows(v, state["thefts"], "thefts", n, 3, L.customer_cards, "counts (ingredient cards stolen, "
+                   "customer cards stolen, cancelled by Hansip)")
     ingredient_deck = _ints(v, state["ingredient_deck"], "ingredient_deck", 0, nt - 1, max_len=L.ingredient_cards)
     packs = _rows(v, state["packs"], "packs", n, nt, deal, "ingredient counts")
     picked = _bools(v, state["picked"], "picked", n)
@@ -287,6 +299,20 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
             raise v.fail("hands", f"the cards missing from deck and hands (used this round) must not exceed what "
                          f"the menus in the scoring piles require ({_named(cap, L.type_names)}, one "
                          f"supplement per menu)", _named(used, L.type_names))
+    # This turn's supplements (one card of each): each added at most once, not held by anyone now, and
+    # each earned at least one token of the player on turn (a supplement is masked without tokens).
+    added = [k for k in cooked_sups if k]
+    if added:
+        if len(set(added)) != len(added):
+            raise v.fail("cooked_supplements", "each supplement card is added at most once (one card of each)",
+                         cooked_sups)
+        sup0 = nt - L.supplements
+        if any(held[sup0 + k - 1] for k in added):
+            raise v.fail("cooked_supplements", "a supplement added this turn is used: it cannot be in the deck "
+                         "or a hand", cooked_sups)
+        if len(added) > tokens[turn]:
+            raise v.fail("cooked_supplements", f"{len(added)} supplement(s) added this turn, but seat {turn} "
+                         f"(on turn) holds only {tokens[turn]} Extra VP token(s)", cooked_sups)
     # Customer cards per kind: deck + discard pile + players (none in Plain Mode).
     kinds = [sum(col) for col in zip(_tally(customer_deck, nk), customer_discard, *customers)]
     if kinds != (L.customer_list if eng.customers_on else [0] * nk):
@@ -298,6 +324,23 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
     if go_boy_supply + sum(go_boy) != L.go_boys:
         v.total({"Go Boy! cards": go_boy_supply + sum(go_boy)}, {"Go Boy! cards": L.go_boys}, "go_boy",
                 "Go Boy! cards in supply and with the players")
+    if any(exchanges):
+        used_mbok = L.mbok_cards - sum(c[L.mbok_kind] for c in customers)
+        if phase != "cook" or exchanges[turn] or sum(exchanges) > 2 * used_mbok:
+            raise v.fail("mbok_exchanges", f"Mbok Bakul exchanges of this turn: only in the Cooking phase, never with "
+                         f"the seat on turn ({turn}) itself, at most 2 cards per Mbok Bakul card played "
+                         f"({used_mbok} not held by anyone)", exchanges)
+    if any(map(any, thefts)):
+        # Each outcome spent a card out of the hands: a Maling (ingredient), a Perayu (customer); a
+        # cancellation a Maling or Perayu and the target's Hansip.
+        out = [L.customer_list[k] - sum(c[k] for c in customers) for k in L.theft_kinds]  # maling, perayu, hansip
+        col = [sum(row[i] for row in thefts) for i in range(3)]
+        if (phase != "cook" or any(thefts[turn]) or col[0] > out[0] or col[1] > out[1] or col[2] > out[2]
+                or sum(col) > out[0] + out[1]):
+            raise v.fail("thefts", f"this turn's Maling / Perayu outcomes: only in the Cooking phase, never against "
+                         f"the seat on turn ({turn}), each spent a Maling / Perayu (and a cancellation a Hansip) "
+                         f"that no player holds now (out of the hands: Maling {out[0]}, Perayu {out[1]}, "
+                         f"Hansip {out[2]})", thefts)
     empties = display.count(EMPTY)
     # What only cooking brings: 2 Extra VP tokens per cooked menu at most, and one customer card drawn
     # per cook (Bu Prasojo: one more per cook at most): cards out of the customer deck came from draws.
@@ -436,7 +479,8 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
         "pick_no": pick_no, "hands": hands, "go_boy": go_boy, "go_boy_supply": go_boy_supply,
         "customers": customers, "customer_deck": customer_deck, "customer_discard": customer_discard,
         "tokens": tokens, "token_supply": token_supply, "piles": piles, "characters": characters, "turn": turn,
-        "turns_taken": turns_taken, "cooked_this_turn": cooked, "pending": pending, "ended_by": ended_by,
+        "turns_taken": turns_taken, "cooked_this_turn": cooked, "cooked_supplements": cooked_sups,
+        "mbok_exchanges": exchanges, "thefts": thefts, "pending": pending, "ended_by": ended_by,
     }
 
 

@@ -54,6 +54,9 @@ def cooking_engine(players: int = 3, seed: int = 0, turn: int = 0, **opts) -> Wa
     eng.first = eng.turn = turn
     eng.turns_taken = 0
     eng.cooked_this_turn = []
+    eng.cooked_supplements = []
+    eng.mbok_exchanges = [0] * n
+    eng.thefts = [[0, 0, 0] for _ in range(n)]
     eng.pending = None
     eng.invalidate_masks()
     return eng

@@ -8,7 +8,7 @@
 * a seat's gather index reads no other seat's own block or score (no leak by construction);
 * every observation is a fresh array (callers keep them in buffers);
 * ``compute_masks`` (every seat in one pass, filling the core's mask cache) equals ``compute_mask``;
-* :func:`cooking.fill_cook_mask` must equal the mask built slot by slot from
+* :func:`legality.fill_cook_mask` must equal the mask built slot by slot from
   :func:`cooking.payment_options`; the fast scores must equal :func:`scoring.breakdown`.
 """
 
@@ -19,7 +19,8 @@ import pytest
 
 from envs import waroong_wars_v0
 from envs.core.seeding import make_rng
-from envs.waroong_wars import cooking, legality, scoring
+from envs.waroong_wars import legality
+from envs.waroong_wars.rules import characters, cooking, scoring, variants
 from envs.waroong_wars.observation import OWN_FIELDS, source_offsets
 from tests.waroong_wars.helpers import CAT, cooking_engine, counts, customer_counts, set_display
 
@@ -132,7 +133,7 @@ def test_clones_and_snapshots_do_not_carry_the_cache():
 
 def _reference_cook_mask(eng, seat: int) -> np.ndarray:
     m = np.zeros(eng.n_actions, dtype=np.int8)
-    for slot in cooking.cookable_slots(eng):
+    for slot in variants.cookable_slots(eng):
         menu = eng.display[slot]
         if menu == cooking.EMPTY:
             continue
@@ -161,7 +162,7 @@ def test_fast_cook_mask_equals_payment_options_on_random_hands(opts):
             eng.display[int(rng.integers(6))] = cooking.EMPTY
         eng.invalidate_masks()
         fast = np.zeros(eng.n_actions, dtype=np.int8)
-        any_cook = cooking.fill_cook_mask(eng, 0, fast)
+        any_cook = legality.fill_cook_mask(eng, 0, fast)
         ref = _reference_cook_mask(eng, 0)
         np.testing.assert_array_equal(fast, ref, err_msg=f"hand={hand} go_boy={eng.go_boy[0]}")
         assert any_cook == cooking.can_cook(eng, 0)
@@ -179,11 +180,11 @@ def test_fast_scores_equal_the_breakdown():
 
 def test_geng_bajoel_pairs_use_the_dish_not_the_copy():
     eng = cooking_engine(3, character_mode=True)
-    eng.characters[0] = next(c.index for c in CAT.characters if c.power == scoring.PAIR_POWER)
+    eng.characters[0] = next(c.index for c in CAT.characters if c.power == characters.PAIR_POWER)
     same = [m.id for m in CAT.menus if m.dish.index == 0][:2]
     other = next(m.id for m in CAT.menus if m.dish.index == 1)
     eng.piles[0] = same + [other]
-    assert scoring.pair_count(eng, 0) == 1
+    assert characters.pair_count(eng, 0) == 1
     assert scoring.score(eng, 0) == sum(CAT.menus[m].dish.vp for m in eng.piles[0]) + CAT.components["pair_bonus_vp"]
 
 

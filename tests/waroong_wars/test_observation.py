@@ -38,13 +38,15 @@ def _scramble_hidden(eng, viewer: int, rng) -> None:
     eng.invalidate_masks()
 
 
-def _states(players: int, **opts):
+def _states(players: int, seed: int | None = None, **opts):
     env = waroong_wars_v0.parallel_env(players=players, **opts)
-    obs, _ = env.reset(seed=players)
+    obs, _ = env.reset(seed=players if seed is None else seed)
     rng = make_rng(99)
     step = 0
     while env.agents:
-        if step % 7 == 0 or env.engine.pending is not None:
+        e = env.engine
+        if (step % 7 == 0 or e.pending is not None or any(e.mbok_exchanges) or any(e.cooked_supplements)
+                or any(map(any, e.thefts))):
             yield env
         acts = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
         obs, *_ = env.step(acts)
@@ -69,6 +71,34 @@ def test_observation_unchanged_when_only_hidden_cards_change(players, opts):
             env.engine = type(eng).from_dict(snap)
             eng = env.engine
     assert {"draft", "cook"} <= seen_phases
+
+
+def test_no_leak_in_played_states_with_this_turns_public_events():
+    """v1: states of play right after a Mbok Bakul exchange, a supplement or a theft's outcome (seeded
+    games until all three happen): scrambling what a viewer cannot see (which cards the exchange or the
+    theft moved included) changes neither its observation nor its mask."""
+    rng = make_rng(11)
+    seen = set()
+    for seed in range(30):
+        for env in _states(4, seed=seed):
+            eng = env.engine
+            events = {"mbok_bakul"} if any(eng.mbok_exchanges) else set()
+            events |= {"supplement"} if any(eng.cooked_supplements) else set()
+            events |= {"theft"} if any(map(any, eng.thefts)) else set()
+            if not events:
+                continue
+            seen |= events
+            for viewer, agent in enumerate(env.possible_agents):
+                before = env.observe(agent)
+                snap = eng.to_dict()
+                _scramble_hidden(eng, viewer, rng)
+                after = env.observe(agent)
+                np.testing.assert_array_equal(before["observation"], after["observation"], err_msg=agent)
+                np.testing.assert_array_equal(before["action_mask"], after["action_mask"])
+                env.engine = eng = type(eng).from_dict(snap)
+        if seen == {"mbok_bakul", "supplement", "theft"}:
+            break
+    assert seen == {"mbok_bakul", "supplement", "theft"}
 
 
 def test_the_check_is_not_vacuous_own_cards_do_show():

@@ -88,7 +88,7 @@ def test_no_memory_chef_shows_own_picks_during_the_draft():
 
 
 def test_a_player_who_picked_waits_for_the_others_and_a_drafter_must_pick():
-    from envs.waroong_wars import draft
+    from envs.waroong_wars.rules import shopping
 
     eng = new_engine(3, seed=4)
     a = ix(eng)
@@ -96,8 +96,8 @@ def test_a_player_who_picked_waits_for_the_others_and_a_drafter_must_pick():
     t1 = next(t for t, c in enumerate(eng.packs[1]) if c)
     # Two players have picked, the third not yet (an explicit state: with legal actions every
     # drafter picks in the same tick, since a drafter's noop is not legal)
-    draft.pick(eng, 0, t0)
-    draft.pick(eng, 1, t1)
+    shopping.pick(eng, 0, t0)
+    shopping.pick(eng, 1, t1)
     eng.invalidate_masks()
     assert eng.picked == [True, True, False] and eng.pick_no == 0
     assert eng.legal_actions("player_0") == [0]

@@ -245,6 +245,39 @@ def _cooked_in_first_shopping(s):
     st["piles"][0].append(st["menu_deck"].pop(0))
 
 
+def _supplements_for_another_length(s):
+    s["state"]["cooked_supplements"] = s["state"]["cooked_supplements"] + [0]
+
+
+def _supplement_added_twice(s):
+    st = s["state"]
+    st["cooked_this_turn"] = st["cooked_this_turn"] + st["cooked_this_turn"][:1]
+    st["cooked_supplements"] = [1] * len(st["cooked_this_turn"])  # Kerupuk Puli twice (there is one card)
+
+
+def _supplement_still_held(s):
+    st = s["state"]
+    held = [t for t in range(5, 9) if t in st["ingredient_deck"] or any(h[t] for h in st["hands"])]
+    st["cooked_supplements"] = [held[0] - 4] + st["cooked_supplements"][1:]
+
+
+def _exchange_with_the_seat_on_turn(s):
+    s["state"]["mbok_exchanges"][s["state"]["turn"]] = 1
+
+
+def _exchange_in_shopping(s):
+    s["state"]["mbok_exchanges"][0] = 2
+
+
+def _theft_against_the_seat_on_turn(s):
+    s["state"]["thefts"][s["state"]["turn"]] = [1, 0, 0]
+
+
+def _theft_from_nowhere(s):
+    st = s["state"]
+    st["thefts"][(st["turn"] + 1) % len(st["thefts"])] = [0, 0, 3]  # three Hansip cancellations, no Hansip used
+
+
 DAMAGE = [
     # (situation, damage, the field and what the message must say)
     ("cook", _display_999, r"state\.display\[5\]: must be an integer in -1\.\.31, got 999"),
@@ -283,6 +316,13 @@ DAMAGE = [
     ("cook", _a_seat_fewer, r"state\.hands: hands must be 4 rows"),
     ("plain", _customer_in_plain_mode, r"state\.customers: .*\(Plain Mode: none\)"),
     ("draft", _cooked_in_first_shopping, r"state\.(piles|menu_deck)"),
+    ("cook", _supplements_for_another_length, r"state\.cooked_supplements: must hold one entry .* per menu of cooked_this_turn \(1\)"),
+    ("cook", _supplement_added_twice, r"state\.cooked_supplements: each supplement card is added at most once"),
+    ("cook", _supplement_still_held, r"state\.cooked_supplements: a supplement added this turn is used"),
+    ("cook", _exchange_with_the_seat_on_turn, r"state\.mbok_exchanges: Mbok Bakul exchanges of this turn"),
+    ("draft", _exchange_in_shopping, r"state\.mbok_exchanges: Mbok Bakul exchanges of this turn"),
+    ("theft", _theft_against_the_seat_on_turn, r"state\.thefts: this turn's Maling / Perayu outcomes"),
+    ("cook", _theft_from_nowhere, r"state\.thefts: this turn's Maling / Perayu outcomes"),
 ]
 
 

@@ -1,15 +1,24 @@
-"""The Cooking and Cleanup phases: paying for menus, the display, turns, Go Boy!.
+"""Rulebook "Gameplay: Cooking Phase": paying for menus, the display and its refill, the turns.
+
+Turns start at the First Cooking marker and go left; a player cooks any number of menus
+(``cook``) and stops with ``end_turn``. Each cooked menu goes to the scoring pile, its
+ingredient cards are discarded, its cook draws 1 customer card (:mod:`.customers`), then the
+display refills.
 
 Payment (see :mod:`envs.waroong_wars.actions` for why it folds this way):
 real ingredient cards of each required category first; the remaining
 *deficit* of category ``c`` is paid by the Go Boy! (one card, only for the
 category the action names) and by Tukang customers of category ``c``.
+A supplement adds +2 VP tokens on a menu showing its icon (Jeng Sastro: also
+on a menu without any icon, :mod:`.characters`).
 
 The display has 6 slots, 0 = leftmost. Cooking the menu in slot ``s`` takes
 it; the cards left of ``s`` slide one place right and a new menu is revealed
 into slot 0 (empty, ``-1``, once the deck is exhausted; empty slots thus
 gather on the left). Revealing the last card of the menu deck starts the
-last round.
+last round (:mod:`.end_of_game`). When the last player's turn ends, the game
+ends (:mod:`.end_of_game`) or the Cleanup phase starts the next round
+(:mod:`.cleanup`).
 """
 
 from __future__ import annotations
@@ -17,26 +26,14 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from envs.core.engine import StepResult
-from envs.waroong_wars import customers, draft
+from envs.waroong_wars.rules import characters, cleanup, customers, end_of_game
+from envs.waroong_wars.rules.characters import PLAIN_MENU_SUPPLEMENT_POWER
+from envs.waroong_wars.rules.variants import cookable_slots
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.engine import WaroongEngine
 
 EMPTY = -1
-CONSTRAINT_SLOTS = (3, 4, 5)  # the 3 right-most slots
-ALL_SLOTS = (0, 1, 2, 3, 4, 5)
-SMALL_MENU_POWER = "go_boy_after_small_menu"
-PLAIN_MENU_SUPPLEMENT_POWER = "supplement_on_plain_menu"
-BIG_MENU_CUSTOMER_POWER = "extra_customer_big_menu"
-
-
-def slots_for(constraint: bool) -> tuple[int, ...]:
-    """Display slots that may be cooked from (Constraint Mode: the 3 right-most)."""
-    return CONSTRAINT_SLOTS if constraint else ALL_SLOTS
-
-
-def cookable_slots(eng: "WaroongEngine") -> tuple[int, ...]:
-    return slots_for(eng.constraint)
 
 
 def tukangs(eng: "WaroongEngine", seat: int) -> list[int]:
@@ -80,62 +77,6 @@ def payment_options(eng: "WaroongEngine", seat: int, menu: int) -> tuple[list[bo
     return pay, sup
 
 
-def fill_cook_mask(eng: "WaroongEngine", seat: int, mask) -> bool:
-    """Set the legal cook actions of ``seat`` in ``mask`` (a numpy array or a bytearray, set entry by
-    entry); True if any menu can be cooked.
-
-    The same rule as :func:`payment_options` per slot, with what depends only on the seat (hand,
-    Tukang counts, Go Boy!, supplements in hand) worked out once for all slots (this runs every
-    Cooking step); tests check the mask against the slot-by-slot construction from
-    :func:`payment_options` and against :func:`envs.waroong_wars.legality.illegal_reason`.
-    """
-    h = eng.hands[seat]
-    held = eng.customers[seat]
-    tuk = [held[k] for k in eng.tukang_kinds]
-    go_boy = eng.go_boy[seat]
-    n_main = len(tuk)
-    in_hand = ([k for k in range(len(eng.cat.supplements)) if h[n_main + k] > 0]
-               if eng.token_supply > 0 else None)
-    plain_power = bool(in_hand) and eng.power(seat) == PLAIN_MENU_SUPPLEMENT_POWER
-    display = eng.display
-    cook_base, menu_needs = eng.cook_base, eng.menu_needs
-    any_cook = False
-    for slot in cookable_slots(eng):
-        menu = display[slot]
-        if menu == EMPTY:
-            continue
-        need = 0  # missing cards that no Tukang covers
-        over_cat = -1
-        short = []  # categories missing at least one card
-        for c, r in menu_needs[menu]:
-            miss = r - h[c]
-            if miss > 0:
-                short.append(c)
-                over = miss - tuk[c]
-                if over > 0:
-                    need += over
-                    over_cat = c
-        if need == 0:
-            go_boys = [0] + [c + 1 for c in short] if go_boy else (0,)
-        elif need == 1 and go_boy:
-            go_boys = (over_cat + 1,)
-        else:
-            continue
-        any_cook = True
-        if in_hand:
-            icons = eng.menu_icons[menu]
-            sups = [k + 1 for k in in_hand if k in icons or (plain_power and not icons)]
-        else:
-            sups = ()
-        row = cook_base[slot]
-        for g in go_boys:
-            base = row[g]
-            mask[base] = 1
-            for sup in sups:
-                mask[base + sup] = 1
-    return any_cook
-
-
 def can_cook(eng: "WaroongEngine", seat: int) -> bool:
     for slot in cookable_slots(eng):
         menu = eng.display[slot]
@@ -172,15 +113,14 @@ def cook(eng: "WaroongEngine", seat: int, slot: int, go_boy_for: int, supplement
         eng.tokens[seat] += gained
     eng.piles[seat].append(menu)
     eng.cooked_this_turn.append(menu)
+    eng.cooked_supplements.append(supplement)
     who = eng.agents[seat]
     extra = f" with {cat.supplements[supplement - 1].name} (+{gained} VP tokens)" if supplement else ""
     wild = f", wilds: {', '.join(paid_wild)}" if paid_wild else ""
     result.events.append(f"{who} cooks {dish.name} ({dish.vp} VP){extra}{wild}")
     if eng.customers_on:
         customers.draw(eng, seat)
-        if (eng.power(seat) == BIG_MENU_CUSTOMER_POWER and dish.size in (5, 6)
-                and (eng.customer_deck or any(eng.customer_discard))):
-            eng.pending = {"kind": "extra", "seat": seat}
+        characters.offer_extra_customer(eng, seat, dish)
     take_from_display(eng, slot)
 
 
@@ -190,48 +130,26 @@ def take_from_display(eng: "WaroongEngine", slot: int) -> None:
     new = eng.menu_deck.pop() if eng.menu_deck else EMPTY
     eng.display = [new] + d[:slot] + d[slot + 1:]
     if new != EMPTY and not eng.menu_deck:
-        eng.last_round = True
-
-
-def take_go_boy(eng: "WaroongEngine", seat: int, result: StepResult) -> None:
-    eng.go_boy[seat] = True
-    eng.go_boy_supply -= 1
-    result.events.append(f"{eng.agents[seat]} cannot cook and takes a Go Boy!")
-    advance_turn(eng, result)
+        end_of_game.last_card_revealed(eng)
 
 
 def end_turn(eng: "WaroongEngine", seat: int, result: StepResult) -> None:
     """Stop cooking. Pak Bas takes a Go Boy! after cooking exactly one menu of 2 or 3 ingredients."""
-    if (eng.power(seat) == SMALL_MENU_POWER and len(eng.cooked_this_turn) == 1
-            and eng.cat.menus[eng.cooked_this_turn[0]].dish.size in (2, 3)
-            and not eng.go_boy[seat] and eng.go_boy_supply > 0):
-        eng.go_boy[seat] = True
-        eng.go_boy_supply -= 1
-        result.events.append(f"{eng.agents[seat]} (Pak Bas) takes a Go Boy!")
+    characters.pak_bas_takes_go_boy(eng, seat, result)
     result.events.append(f"{eng.agents[seat]} ends the turn")
     advance_turn(eng, result)
 
 
 def advance_turn(eng: "WaroongEngine", result: StepResult) -> None:
+    """The turn passes left; after the last turn of the round the Cooking phase is over."""
     eng.turns_taken += 1
     eng.cooked_this_turn = []
+    eng.cooked_supplements = []
+    eng.mbok_exchanges = [0] * eng.n
+    eng.thefts = [[0, 0, 0] for _ in range(eng.n)]
     if eng.turns_taken < eng.n:
         eng.turn = (eng.turn + 1) % eng.n
         return
-    end_cooking_phase(eng, result)
-
-
-def end_cooking_phase(eng: "WaroongEngine", result: StepResult) -> None:
-    """Everyone has cooked: the game ends (last round, or the round limit) or Cleanup starts the next round."""
-    if eng.last_round:
-        eng.game_over("menu deck exhausted", result)
-        return
-    if eng.round >= eng.round_limit:
-        eng.game_over("round limit", result)
-        return
-    # Cleanup: every ingredient card returns to the deck (reshuffled in start_round); the marker passes left.
-    eng.first = (eng.first + 1) % eng.n
-    eng.round += 1
-    result.events.append(f"cleanup: every ingredient card is reshuffled; the First Cooking marker passes to "
-                         f"{eng.agents[eng.first]}")
-    draft.start_round(eng)
+    # Every player has cooked: the game ends, or Cleanup starts the next round.
+    if not end_of_game.ends_after_cooking_phase(eng, result):
+        cleanup.cleanup(eng, result)

@@ -1,9 +1,10 @@
-"""Scoring, ranking and the ranking reward.
+"""Rulebook "Scoring": the score, the ranking and the ranking reward.
 
-Final score (rulebook "Scoring"): the VP of the menus in the scoring pile,
+Final score: the VP of the menus in the scoring pile,
 plus every unused customer card (1 VP, or what the card prints: Primadona 4,
 Biduanita 3, Foodies 2, Boyband 1, Preman -1), plus the Extra VP tokens,
-plus Geng Bajoel's 5 VP per pair of cooked menus with the same name.
+plus Geng Bajoel's 5 VP per pair of cooked menus with the same name
+(:func:`.characters.pair_points`).
 Ranking: most VP, ties to the most menu cards; players still tied share.
 
 :func:`score` and :func:`public_score` run every step (observations, VP
@@ -18,32 +19,15 @@ from __future__ import annotations
 from operator import mul
 from typing import TYPE_CHECKING
 
+from envs.waroong_wars.rules.characters import pair_points
+
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.engine import WaroongEngine
-
-PAIR_POWER = "pair_bonus"
-
-
-def pair_count(eng: "WaroongEngine", seat: int) -> int:
-    """Pairs of same-named menus in the seat's pile (counted for Geng Bajoel)."""
-    counts: dict[int, int] = {}
-    dish_of = eng.menu_dish
-    for m in eng.piles[seat]:
-        d = dish_of[m]
-        counts[d] = counts.get(d, 0) + 1
-    return sum([c // 2 for c in counts.values()])
 
 
 def menu_points(eng: "WaroongEngine", seat: int) -> int:
     """VP of the menus in the seat's scoring pile."""
     return sum(map(eng.menu_vp.__getitem__, eng.piles[seat]))
-
-
-def pair_points(eng: "WaroongEngine", seat: int) -> int:
-    """Geng Bajoel's bonus: 5 VP per pair of same-named menus (0 for everyone else)."""
-    if eng.power(seat) != PAIR_POWER:
-        return 0
-    return eng.cat.components["pair_bonus_vp"] * pair_count(eng, seat)
 
 
 def breakdown(eng: "WaroongEngine", seat: int) -> dict[str, int]:

@@ -1,4 +1,4 @@
-"""The Shopping phase: deal, simultaneous picks, passing left.
+"""Rulebook "Gameplay: Shopping Phase": deal, simultaneous picks, passing left.
 
 Each round all 39 ingredient cards are shuffled into a new deck and 6 are
 dealt to each player as a pack. Every step each player who has not yet
@@ -7,7 +7,8 @@ player on the left (seat ``i`` to seat ``i + 1``). The sixth card is the last
 one of a pack and has no choice, so it is taken automatically with the fifth
 pass. Picks go face down (:mod:`envs.waroong_wars.public` hides them from
 their owner too unless No-Memory Chef is on). Then Cak Londho draws his
-extra card and the Cooking phase starts at the First Cooking marker.
+extra card (:mod:`.characters`) and the Cooking phase starts at the First
+Cooking marker.
 """
 
 from __future__ import annotations
@@ -15,12 +16,10 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from envs.core.engine import StepResult
+from envs.waroong_wars.rules import characters
 
 if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.engine import WaroongEngine
-
-EXTRA_INGREDIENT_POWER = "extra_ingredient"
-
 
 def start_round(eng: "WaroongEngine") -> None:
     """Shopping step 1: shuffle every ingredient card into a new deck and deal the packs.
@@ -43,6 +42,9 @@ def start_round(eng: "WaroongEngine") -> None:
     eng.turn = eng.first
     eng.turns_taken = 0
     eng.cooked_this_turn = []
+    eng.cooked_supplements = []
+    eng.mbok_exchanges = [0] * n
+    eng.thefts = [[0, 0, 0] for _ in range(n)]
     eng.pending = None
 
 
@@ -81,13 +83,12 @@ def after_picks(eng: "WaroongEngine", result: StepResult) -> None:
 def finish(eng: "WaroongEngine", result: StepResult) -> None:
     """End of Shopping: picks become hands; Cak Londho draws; cooking starts at the marker."""
     eng.packs = [[0] * eng.cat.n_types for _ in range(eng.n)]
-    for seat in range(eng.n):
-        if eng.power(seat) == EXTRA_INGREDIENT_POWER and eng.ingredient_deck:
-            t = eng.ingredient_deck.pop()
-            eng.hands[seat][t] += 1
-            result.events.append(f"{eng.agents[seat]} (Cak Londho) takes 1 extra ingredient card")
+    characters.cak_londho_draws(eng, result)
     eng.phase = "cook"
     eng.turn = eng.first
     eng.turns_taken = 0
     eng.cooked_this_turn = []
+    eng.cooked_supplements = []
+    eng.mbok_exchanges = [0] * eng.n
+    eng.thefts = [[0, 0, 0] for _ in range(eng.n)]
     result.events.append(f"round {eng.round}: shopping done; {eng.agents[eng.first]} cooks first")
