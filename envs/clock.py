@@ -283,8 +283,7 @@ def markdown(game: str, rows: Sequence[Mapping[str, Any]]) -> str:
                          f"{_ci(r)} | {_pct(r['late_share'])} ({r['late_serves']}/{r['serves']}) | "
                          f"{_pct(r['unserved_share'])} | {r['ticks_per_game']:.1f} | {r['days_completed']:.2f} |")
     else:
-        k = r0["heuristic_seats"]
-        head += f"; {k} heuristic seat{'s' if k > 1 else ''} vs random (fair share {_pct(r0['fair_share'])})"
+        head += f"; {_seats_label(r0)} (fair share {_pct(r0['fair_share'])})"
         lines = [head, "",
                  "| s/tick | countdown (ticks) | heuristic seat win rate (95% CI) | orders served in the countdown "
                  "per round | rounds ended by the tick limit | rounds/game | ticks/game |",
@@ -314,16 +313,26 @@ def plot_path(path: str, game: str, several: bool) -> Path:
     return p.with_name(f"{p.stem}_{game}{p.suffix}") if several else p
 
 
+def _seats_label(row: Mapping[str, Any]) -> str:
+    k, n = row["heuristic_seats"], row["players"]
+    if k >= n:
+        return "every seat heuristic"
+    return f"{k} heuristic seat{'s' if k > 1 else ''} vs random"
+
+
 def plot(game: str, rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
-    """One figure of a game's sweep (matplotlib with the Agg backend, imported here only)."""
+    """One figure of a game's sweep (matplotlib with the Agg backend, imported here only).
+    Wok Star adds a fourth panel: the win rate against the timer's length in ticks, where the
+    points of every (seconds_per_tick, timer_seconds) pair fall on one curve."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
-    fig, axes = plt.subplots(1, 3, figsize=(13, 3.8))
     r0 = rows[0]
-    if game == "wok_star":
+    wok = game == "wok_star"
+    fig, axes = plt.subplots(1, 4 if wok else 3, figsize=(17 if wok else 13, 3.8))
+    if wok:
         groups = sorted({r["timer_seconds"] for r in rows})
         label = lambda v: f"timer {_fmt_num(v)} s"
         key = "timer_seconds"
@@ -331,31 +340,49 @@ def plot(game: str, rows: Sequence[Mapping[str, Any]], path: Path) -> Path:
         title = f"Wok Star, {r0['players']} players, heuristic team"
     else:
         groups = [None]
-        label = lambda v: f"{r0['heuristic_seats']} heuristic vs random"
+        label = lambda v: _seats_label(r0)
         key = None
         panels = (("countdown_serves_per_round", "orders served in the countdown per round"),
                   ("ticks_per_game", "ticks per game"))
-        title = f"Frying Master, {r0['players']} players"
+        title = f"Frying Master, {r0['players']} players, {_seats_label(r0)}"
+    tempo_axes = axes[:3]
     for v in groups:
         rs = sorted((r for r in rows if key is None or r[key] == v), key=lambda r: r["seconds_per_tick"])
         x = [r["seconds_per_tick"] for r in rs]
         line, = axes[0].plot(x, [r["win_rate"] for r in rs], marker="o", label=label(v))
         axes[0].fill_between(x, [r["win_ci95"][0] for r in rs], [r["win_ci95"][1] for r in rs],
                              color=line.get_color(), alpha=0.15)
-        for ax, (k, _) in zip(axes[1:], panels):
+        for ax, (k, _) in zip(axes[1:3], panels):
             ax.plot(x, [r[k] for r in rs], marker="o", color=line.get_color(), label=label(v))
-    if game == "frying_master":
+        if wok:
+            t = [r["timer_ticks"] for r in rs]
+            axes[3].errorbar(t, [r["win_rate"] for r in rs], fmt="o", color=line.get_color(), label=label(v),
+                             yerr=[[r["win_rate"] - r["win_ci95"][0] for r in rs],
+                                   [r["win_ci95"][1] - r["win_rate"] for r in rs]], capsize=2)
+    if not wok:
         axes[0].axhline(r0["fair_share"], color="grey", linestyle=":", label="fair share")
     axes[0].set_ylabel("heuristic win rate (95% CI)")
-    axes[0].set_ylim(0, 1)
-    for ax, (_, name) in zip(axes[1:], panels):
+    axes[0].set_ylim(0, 1.02)
+    for ax, (_, name) in zip(axes[1:3], panels):
         ax.set_ylabel(name)
-    for ax in axes:
+    tempi = sorted({r["seconds_per_tick"] for r in rows})
+    for ax in tempo_axes:
         ax.set_xscale("log")
         ax.set_xlabel("seconds per tick")
-        ax.set_xticks(sorted({r["seconds_per_tick"] for r in rows}))
-        ax.set_xticklabels([_fmt_num(s) for s in sorted({r["seconds_per_tick"] for r in rows})])
+        ax.set_xticks(tempi)
+        ax.set_xticklabels([_fmt_num(s) for s in tempi])
         ax.minorticks_off()
+        ax.grid(alpha=0.3)
+    if wok:
+        ax = axes[3]
+        ax.set_xscale("log")
+        ticks = sorted({r["timer_ticks"] for r in rows})
+        ax.set_xticks(ticks)
+        ax.set_xticklabels([str(t) for t in ticks], fontsize=7)
+        ax.minorticks_off()
+        ax.set_xlabel("timer length in ticks (ceil(timer s / s per tick))")
+        ax.set_ylabel("heuristic win rate (95% CI)")
+        ax.set_ylim(0, 1.02)
         ax.grid(alpha=0.3)
     axes[0].legend(fontsize=8)
     fig.suptitle(f"{title}: {r0['games']} games per point, seeds {r0['seed']}-{r0['seed'] + r0['games'] - 1}")
