@@ -1,0 +1,111 @@
+"""`python -m envs.clock`: the clock sweep of the real-time games (issue 14, "What the clock does")."""
+
+from __future__ import annotations
+
+import json
+import math
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from envs import clock
+
+ROOT = Path(__file__).resolve().parent.parent
+TINY = ["--players", "2", "--games", "3", "--seed", "7"]
+WOK = ["--game", "wok_star", "--seconds-per-tick", "1,10", "--timer-seconds", "10,30"]
+FRY = ["--game", "frying_master", "--seconds-per-tick", "0.5,3"]
+
+WOK_KEYS = {"game", "env_id", "players", "seconds_per_tick", "timer_seconds", "timer_ticks", "patience_ticks",
+            "options", "games", "seed", "wins", "win_rate", "win_ci95", "serves", "late_serves", "late_share",
+            "customers", "unserved_share", "ticks_per_game", "ticks_max", "days_completed", "income_per_game",
+            "truncated"}
+FRY_KEYS = {"game", "env_id", "players", "seconds_per_tick", "countdown_ticks", "options", "heuristic_seats",
+            "games", "seed", "win_rate", "win_ci95", "fair_share", "ticks_per_game", "ticks_max", "rounds",
+            "rounds_per_game", "countdown_serves", "countdown_serves_per_round", "limit_share"}
+
+
+def _run(tmp_path: Path, *args: str, name: str = "out.json") -> dict:
+    out = tmp_path / name
+    assert clock.main([*args, *TINY, "--json", str(out)]) == 0
+    return json.loads(out.read_text())
+
+
+def _check_interval(row: dict) -> None:
+    lo, hi = row["win_ci95"]
+    assert 0.0 <= lo <= row["win_rate"] <= hi <= 1.0
+
+
+def test_a_tiny_wok_star_sweep_has_every_key_and_plausible_values(tmp_path, capsys):
+    rows = _run(tmp_path, *WOK, "--markdown")["rows"]["wok_star"]
+    assert [(r["seconds_per_tick"], r["timer_seconds"]) for r in rows] == [(1.0, 10.0), (10.0, 10.0), (1.0, 30.0),
+                                                                         (10.0, 30.0)]
+    for r in rows:
+        assert set(r) == WOK_KEYS and r["env_id"].startswith("wok_star_v") and r["players"] == 2 and r["games"] == 3
+        _check_interval(r)
+        assert r["timer_ticks"] == math.ceil(r["timer_seconds"] / r["seconds_per_tick"])
+        assert 0 <= r["late_serves"] <= r["serves"] <= r["customers"] and r["serves"] > 0
+        assert r["late_share"] == r["late_serves"] / r["serves"]
+        assert 0.0 <= r["unserved_share"] <= 1.0
+        assert 0 < r["ticks_per_game"] <= r["ticks_max"] and 1 <= r["days_completed"] <= 4
+        assert r["truncated"] == 0
+    by = {(r["seconds_per_tick"], r["timer_seconds"]): r for r in rows}
+    assert by[10.0, 10.0]["late_share"] >= by[1.0, 30.0]["late_share"]  # a one-tick timer is never kinder
+    out = capsys.readouterr().out
+    assert out.count("| 10 | 10 | 1 |") == 1 and "heuristic win rate (95% CI)" in out
+
+
+def test_a_tiny_frying_master_sweep_has_every_key_and_plausible_values(tmp_path, capsys):
+    rows = _run(tmp_path, *FRY, "--heuristic-seats", "2")["rows"]["frying_master"]
+    assert [r["seconds_per_tick"] for r in rows] == [0.5, 3.0]
+    assert [r["countdown_ticks"] for r in rows] == [6, 1]  # ceil(3 s / seconds_per_tick)
+    for r in rows:
+        assert set(r) == FRY_KEYS and r["env_id"].startswith("frying_master_v") and r["heuristic_seats"] == 2
+        _check_interval(r)
+        assert r["fair_share"] == 0.5 and 0 < r["ticks_per_game"] <= r["ticks_max"]
+        assert 1 <= r["rounds_per_game"] <= r["players"] + 1 and r["rounds"] == round(r["rounds_per_game"] * 3)
+        assert r["countdown_serves"] >= 0 and 0.0 <= r["limit_share"] <= 1.0
+    assert "countdown_serves_per_round" in capsys.readouterr().out  # the plain table names its columns
+
+
+def test_the_same_seed_gives_the_same_rows(tmp_path, capsys):
+    a = _run(tmp_path, "--game", "all", "--seconds-per-tick", "2", "--timer-seconds", "10", name="a.json")
+    b = _run(tmp_path, "--game", "all", "--seconds-per-tick", "2", "--timer-seconds", "10", name="b.json")
+    assert a["rows"] == b["rows"] and set(a["rows"]) == {"wok_star", "frying_master"}
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--game", "chess"], "invalid choice: 'chess'"),
+    (["--seconds-per-tick", "0"], "every value must be a positive number"),
+    (["--game", "wok_star", "--timer-seconds", "1,0"], "every value must be a positive number"),
+    (["--games", "0"], "must be a positive integer"),
+    # values the env refuses: its own message comes through
+    (["--game", "frying_master", "--seconds-per-tick", "20"], "option seconds_per_tick=20.0 is not allowed; allowed: a number in [0.25, 10.0]"),
+    (["--game", "wok_star", "--timer-seconds", "200"], "option timer_seconds=200.0 is not allowed"),
+    (["--players", "5"], "option players=5 is not allowed"),
+    (["--set", "difficulty=hard"], "option difficulty='hard' is not allowed"),
+    (["--game", "frying_master", "--timer-seconds", "30"], "--timer-seconds applies to Wok Star only"),
+])
+def test_bad_arguments_exit_2_with_a_message(args, message):
+    games = [] if "--games" in args else ["--games", "1"]
+    p = subprocess.run([sys.executable, "-m", "envs.clock", *args, *games], cwd=ROOT, capture_output=True, text=True,
+                       timeout=60)
+    assert p.returncode == 2, p.stdout + p.stderr
+    errors = [line for line in p.stderr.splitlines() if "error:" in line]
+    assert len(errors) == 1 and message in errors[0], p.stderr
+    assert p.stdout == ""  # nothing measured
+
+
+def test_the_plot_files_are_written(tmp_path, capsys):
+    pytest.importorskip("matplotlib")
+    plot = tmp_path / "figs" / "clock.png"
+    assert clock.main(["--game", "all", "--seconds-per-tick", "1,5", "--timer-seconds", "30", "--players", "2",
+                       "--games", "1", "--plot", str(plot)]) == 0
+    for game in clock.GAMES:
+        f = tmp_path / "figs" / f"clock_{game}.png"
+        assert f.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n" and f.stat().st_size > 10_000
+    one = tmp_path / "one.png"
+    assert clock.main(["--game", "frying_master", "--seconds-per-tick", "1", "--players", "2", "--games", "1",
+                       "--plot", str(one)]) == 0
+    assert one.read_bytes()[:4] == b"\x89PNG"
