@@ -565,7 +565,7 @@ def check_day(v: Checker, f: SimpleNamespace, g: Rules) -> None:
 
 
 def _anything_to_buy(f: SimpleNamespace, g: Rules) -> bool:
-    """``DecisionRules._anything_to_buy`` on the checked fields."""
+    """``rules.next_day_prep.anything_to_buy`` on the checked fields."""
     comp = g.data.components
     covering = sum(4 - u for u in f.ing_unlocked if u)
     if f.coupons:

@@ -10,8 +10,9 @@ import pytest
 from envs.core.errors import DataError
 from envs.wok_star import cards
 from envs.wok_star.cards import RULEBOOK_GOALS, load_data
-from envs.wok_star.dice import COMBOS, N_COMBOS, amount_table
-from envs.wok_star.events import DRAWN, END_OF_ROUND, check_events
+from envs.wok_star.actions import COMBOS, N_COMBOS
+from envs.wok_star.rules.prepare_ingredients import amount_table
+from envs.wok_star.rules.events import DRAWN, END_OF_ROUND, check_events
 
 
 def test_component_counts_match_the_rulebook():
@@ -130,3 +131,22 @@ def test_every_test_named_in_the_rules_table_exists():
     source = "".join(p.read_text(encoding="utf-8") for p in (root / "tests" / "wok_star").glob("test_*.py"))
     defined = set(re.findall(r"^def (test_\w+)", source, re.M))
     assert named and named <= defined, sorted(named - defined)
+
+
+def test_rules_are_one_module_per_rulebook_section_in_rulebook_order():
+    import importlib
+
+    from envs.wok_star import rules
+
+    assert [name for name, _ in rules.SECTIONS][0] == "setup"
+    for name, heading in rules.SECTIONS:
+        module = importlib.import_module(f"envs.wok_star.rules.{name}")
+        first = heading.split(" (")[0]
+        assert module.__doc__.startswith(f'Rulebook section "{first}'), name
+    assert set(rules.ACTIONS) == {g.name for g in rules_table().groups} - {"noop"}
+
+
+def rules_table():
+    from envs.wok_star.actions import build_action_table
+
+    return build_action_table(2)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from envs.wok_star.rules import daily_accounting, open_for_business
 from tests.wok_star.helpers import DATA, engine, event_card, open_table, regular, step
 
 
@@ -14,7 +15,7 @@ def _table(**kw):
 
 def _reveal(eng, key):
     eng.deck.append(event_card(key))
-    eng.reveal_next()
+    open_for_business.reveal_next(eng)
     eng.invalidate_masks()
     assert eng.current == event_card(key) and DATA.event_id(key) in eng.events_today
 
@@ -124,7 +125,7 @@ def _eor(key, income=20, late=0):
     r = next(r for r, h in enumerate(eng.recipe_holder) if h >= 0)
     eng.served[0] = [[5 * r, 1]] * late + [[5 * r + 1, 0]]
     eng.events_today = [DATA.event_id(key)]
-    eng.accounting()
+    daily_accounting.accounting(eng)
     return eng.history[-1][1], eng
 
 
@@ -154,7 +155,7 @@ def test_events_revealed_today_are_discarded_and_undrawn_ones_stay():
     eng.events_today = [seen]
     eng.phase = "closed"
     eng.income = 100
-    eng.accounting()
+    daily_accounting.accounting(eng)
     assert seen in eng.events_gone and event_card("lucky_cat") not in eng.deck
     assert event_card("rent_increase") in eng.deck
 
@@ -165,5 +166,5 @@ def test_drawn_events_are_not_resolved_again_at_accounting():
     eng.events_today = [DATA.event_id("health_inspector")]
     eng.phase = "closed"
     eng.income = 100
-    eng.accounting()
+    daily_accounting.accounting(eng)
     assert eng.ing_level == [1 if h >= 0 else 0 for h in eng.ing_holder]

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.wok_star.rules import daily_accounting
 from tests.wok_star.helpers import a, engine, give_recipe, ing, legal, open_table, regular, step
 
 
@@ -196,7 +197,7 @@ def test_taken_dice_stay_with_the_taker_and_return_to_owners_at_accounting():
     step(eng, {1: ("wash", {})})
     step(eng)
     assert eng.area_counts()[0, 6 + 4] == 1  # the taken 5 stays unused in chef_0's area
-    eng.gather_dice()
+    daily_accounting.gather_dice(eng)
     assert all(eng.die_holder[d] == d // 5 for d in range(15))
 
 

@@ -1,5 +1,15 @@
-"""What each (reconstructed) Event card does.
+"""Rulebook section "Optional Rules: Events".
 
+"During step 9 of the setup procedure, shuffle all Event cards. Shuffle 2
+Event cards into the Regular deck. [...] When an Event card is drawn from the
+Regular deck, follow the instructions on the card. Once either 30-second
+timers is up, flip the empty timer, draw the next Customer card, and proceed
+with the game as usual. During the Daily Accounting phase: 1. resolve any End
+of Round Event cards [...] 2. Then discard all Event cards that appeared
+during this round from the game. 3. When re-shuffling the Regular deck, draw
+2 new Event cards face-down and shuffle them into the deck."
+
+What each (reconstructed) Event card does:
 ``resolve_drawn`` runs when a card with ``when == "drawn"`` is revealed;
 ``resolve_end_of_round`` runs at the start of Daily Accounting for each
 ``"end_of_round"`` card revealed that day, in the order they appeared.
@@ -11,7 +21,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from envs.wok_star.cards import Event
+from envs.wok_star.cards import EVENT_CARD_BASE, Event
 
 
 def _health_inspector(eng, e: Event) -> None:
@@ -116,6 +126,27 @@ END_OF_ROUND: dict[str, Callable] = {
 }
 
 
+def add_day_events(eng) -> None:
+    """Setup step 9 and each new day: 2 Event cards from the pile into the Regular deck (shuffled by the caller)."""
+    if eng.config["events"]:
+        for _ in range(min(eng.data.components["events_per_day"], len(eng.event_pile))):
+            eng.deck.append(EVENT_CARD_BASE + eng.event_pile.pop())
+
+
+def resolve_end_of_round_cards(eng) -> None:
+    """Daily Accounting 1: the End of Round cards that appeared today, in the order they appeared."""
+    for e in list(eng.events_today):
+        ev = eng.data.events[e]
+        if ev.when == "end_of_round":
+            resolve_end_of_round(eng, ev)
+
+
+def discard_today(eng) -> None:
+    """Daily Accounting 2: the Event cards that appeared today leave the game."""
+    eng.events_gone.extend(eng.events_today)
+    eng.events_today = []
+
+
 def resolve_drawn(eng, e: Event) -> None:
     DRAWN[e.key](eng, e)
 
@@ -130,7 +161,7 @@ def check_events(data) -> None:
 
     for e in data.events:
         table = DRAWN if e.when == "drawn" else END_OF_ROUND
-        require(e.key in table, f"event {e.key!r} ({e.when}) has no implementation in envs/wok_star/events.py")
+        require(e.key in table, f"event {e.key!r} ({e.when}) has no implementation in envs/wok_star/rules/events.py")
     keys = {e.key for e in data.events}
     extra = (set(DRAWN) | set(END_OF_ROUND)) - keys
-    require(not extra, f"events.py implements events missing from events.json: {sorted(extra)}")
+    require(not extra, f"rules/events.py implements events missing from events.json: {sorted(extra)}")
