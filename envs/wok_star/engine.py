@@ -108,6 +108,7 @@ class WokStarEngine(TickEngine):
         self._votes = 0
         self._serial_at_start = -1
         self._finish_flip = None
+        self._fresh_timers = []  # timers flipped or restarted by an action this tick (their sand runs from the next)
         self._phase_started = False
         self._decided = False
         self._reward = 0.0

@@ -46,7 +46,7 @@ def test_lily_restarts_a_timer_with_full_sand():
     eng = _with(["lily", "chris", "mama"], timers=(0, 4))
     assert legal(eng, 0, "lily_restart", timer="low")
     step(eng, {0: ("lily_restart", {"timer": "low"})})
-    assert eng.timers == [eng.T - 1, 3] and eng.power_used[0]
+    assert eng.timers == [eng.T, 3] and eng.power_used[0]  # full sand, running from the next tick
     assert not legal(eng, 0, "lily_restart", timer="low")
     assert "already used" in eng.why_illegal("chef_0", a(eng, "lily_restart", timer="low"))
 

@@ -10,7 +10,9 @@ How the day is paced (one tick = ``seconds_per_tick``):
 * at opening one timer is flipped (``T`` ticks of sand on top), the other
   stands empty; the first card is revealed and every die rolled;
 * at the end of every ``open`` tick one tick of sand runs down in both
-  timers; a serve is on time while either timer has sand on top;
+  timers (not in a timer that an action of this tick flipped or restarted:
+  its sand starts to run in the next tick); a serve is on time while either
+  timer has sand on top;
 * a serve flips a timer (the first serve of the day: the unstarted one) and
   reveals the next card; an Event card stays until a timer is empty, then
   that timer is flipped and the next card revealed.
@@ -46,20 +48,28 @@ def pick(sand: list[int], which: str) -> int:
     return lo if which == "low" else 1 - lo
 
 
-def flip(sand: list[int], which: str, full: int) -> None:
+def flip(sand: list[int], which: str, full: int) -> int:
+    """Flip the ``low`` or ``high`` timer; returns its index."""
     i = pick(sand, which)
     sand[i] = full - sand[i]
+    return i
 
 
-def restart(sand: list[int], which: str, full: int) -> None:
-    """Put a timer back to full sand on top (Lily's power)."""
-    sand[pick(sand, which)] = full
+def restart(sand: list[int], which: str, full: int) -> int:
+    """Put a timer back to full sand on top (Lily's power); returns its index."""
+    i = pick(sand, which)
+    sand[i] = full
+    return i
 
 
-def run(sand: list[int]) -> None:
-    """One tick of sand runs down in each standing timer."""
-    sand[0] = max(0, sand[0] - 1)
-    sand[1] = max(0, sand[1] - 1)
+def run(sand: list[int], fresh: tuple[int, ...] | list[int] = ()) -> None:
+    """One tick of sand runs down in each standing timer, except those flipped or restarted by an
+    action during this tick (``fresh``): their sand starts to run in the next tick, so a customer
+    revealed by a serve gets the timer's full ``T`` ticks, as the first one of the day does."""
+    if 0 not in fresh:
+        sand[0] = max(0, sand[0] - 1)
+    if 1 not in fresh:
+        sand[1] = max(0, sand[1] - 1)
 
 
 def running(sand: list[int]) -> bool:
@@ -116,7 +126,7 @@ def reveal_next(eng) -> None:
 
 def end_open_tick(eng) -> None:
     """The end of an ``open`` tick: sand runs, the team's close vote, an Event leaves, the customer waits."""
-    run(eng.timers)
+    run(eng.timers, eng._fresh_timers)
     if eng._votes == eng.n:
         closed_for_business.close_for_business(eng, "the team chose to close")
         return

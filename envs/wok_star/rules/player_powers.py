@@ -66,7 +66,7 @@ def chris_tip(eng, seat: int, served_before: bool) -> None:
 
 
 def lily_restart(eng, seat: int, timer: str) -> None:
-    ofb.restart(eng.timers, timer, eng.T)
+    eng._fresh_timers.append(ofb.restart(eng.timers, timer, eng.T))
     eng.late_ticks = 0
     _use_power(eng, seat, f"restarts the {timer} timer")
 

@@ -33,6 +33,6 @@ def serve(eng, seat: int, flip: str) -> None:
     eng.add_income(value)
     eng.say(f"chef_{seat} serves {recipe.name} {'LATE' if late else 'on time'} (+${value})")
     player_powers.chris_tip(eng, seat, already)
-    ofb.flip(eng.timers, flip if eng.first_served else "low", eng.T)
+    eng._fresh_timers.append(ofb.flip(eng.timers, flip if eng.first_served else "low", eng.T))
     eng.first_served = True
     ofb.reveal_next(eng)
