@@ -313,14 +313,19 @@ def _check_components(comp: dict) -> None:
                           ("fortune_cubes", 15), ("character_cards", 6), ("event_cards", 15), ("starting_dice", 2),
                           ("starting_fortune_cubes", 2), ("hustle_covering_new_card", 2), ("washes_per_day", 2),
                           ("days", 4), ("upgrade_cost", 6), ("hustle_cost", 2), ("recipe_offer", 3),
-                          ("events_per_day", 2), ("max_dice_per_player", 5)):
+                          ("events_per_day", 2), ("max_dice_per_player", 5), ("goal_cubes", 4),
+                          ("two_player_third_die_pool", 3), ("ingredient_start_row", 1), ("open_methods", 2)):
         require(key in comp, f"components.json lacks {key!r}")
         check_count(f"components.json {key}", comp[key], expected)
     require(comp["customers_per_recipe"] == {"regular": 3, "coupon": 2}, "5 customers per recipe: 3 Regular, 2 Coupon")
     require(comp["setup_recipe_prices"] == {"2": [11, 16], "3": [11, 11, 16], "4": [11, 11, 16, 16]},
             "setup_recipe_prices must restate the rulebook's setup table")
+    require(comp["goal_cubes"] == comp["days"], "one goal cube per day's Income Goal")
+    require(comp["open_methods"] + comp["hustle_covering_new_card"] == 4,
+            "the methods not open at the start are the ones the Hustle tokens cover")
     # Fortune cubes: 2 per player plus the 4 goal cubes must fit in the box.
-    require(2 * 4 + 4 <= comp["fortune_cubes"], "not enough Fortune cubes for 4 players")
+    require(comp["starting_fortune_cubes"] * 4 + comp["goal_cubes"] <= comp["fortune_cubes"],
+            "not enough Fortune cubes for 4 players")
 
 
 @functools.lru_cache(maxsize=1)

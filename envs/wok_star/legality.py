@@ -39,7 +39,7 @@ import numpy as np
 from envs.wok_star.actions import (COMBO_BY_LABEL, N_COMBOS, build_action_table, combo_fits, cube_moves, feasible,
                                    moves_by_label, substitutions)
 from envs.wok_star.rules import open_for_business as timers
-from envs.wok_star.rules.player_powers import POWER_ACTIONS
+from envs.wok_star.rules.player_powers import POWER_ACTIONS, grandpa_amount
 from envs.wok_star.rules.prepare_ingredients import amount_table
 from envs.wok_star.rules.serve_customers import can_cook
 from envs.wok_star.rules.setup import give_card_allowed
@@ -116,9 +116,9 @@ def cube_moves_legal(cubes: tuple[int, ...]) -> np.ndarray:
 
 
 @functools.lru_cache(maxsize=65536)
-def substitutions_legal(in_play: tuple[bool, ...], level: tuple[int, ...], top: int) -> np.ndarray:
-    """bool[subs]: Grandpa's ``a>b`` swaps allowed (both in play, ``a`` on row 1+, ``b`` below ``top``)."""
-    out = np.array([in_play[a] and in_play[b] and level[a] >= 1 and level[b] < top
+def substitutions_legal(in_play: tuple[bool, ...], level: tuple[int, ...], top: int, amount: int = 1) -> np.ndarray:
+    """bool[subs]: Grandpa's ``a>b`` swaps allowed (both in play, ``a`` on row ``amount``+, ``b`` below ``top``)."""
+    out = np.array([in_play[a] and in_play[b] and level[a] >= amount and level[b] < top
                     for a, b in substitutions(len(level))], dtype=bool)
     out.setflags(write=False)
     return out
@@ -251,7 +251,7 @@ def service_masks(eng, masks: np.ndarray) -> None:
                 serve = g["serve"].start
                 masks[holder, serve] = 1
                 masks[holder, serve + 1] = eng.first_served and timers.distinct(eng.timers)
-        if eng.washes < 2 and 0 in eng.die_pip:  # dirty_dice() > 0
+        if eng.washes < eng.data.components["washes_per_day"] and 0 in eng.die_pip:  # dirty_dice() > 0
             masks[:, g["wash"].start] = 1
         masks[:, g["close"].start] = 1
     elif eng.phase == "wash":
@@ -274,7 +274,7 @@ def power_mask(eng, seat: int, m: np.ndarray) -> None:
     elif key == "grandpa":
         g_sub = g["grandpa_substitute"]
         m[g_sub.start: g_sub.stop] = substitutions_legal(tuple(h >= 0 for h in eng.ing_holder),
-                                                         tuple(eng.ing_level), eng.top)
+                                                         tuple(eng.ing_level), eng.top, grandpa_amount(eng, seat))
     elif key == "mama":
         m[g["mama_reroll"].start] = sum(eng.area_rows()[seat][:6]) > 0
     elif key == "uncle":
@@ -409,8 +409,9 @@ def service_check(eng, seat: int, name: str, p: dict):
     if name == "wash":
         if eng.phase != "open":
             return f"the dishes can only be washed while open for business (now: {eng.phase})"
-        if eng.washes >= 2:
-            return "the Dishwasher is used up for today (2 washes)"
+        washes = eng.data.components["washes_per_day"]
+        if eng.washes >= washes:
+            return f"the Dishwasher is used up for today ({washes} washes)"
         if eng.dirty_dice() == 0:
             return "the Dirty Dishes are empty"
         return None
@@ -451,8 +452,10 @@ def power_check(eng, seat: int, name: str, p: dict):
         a, b = eng.data.ingredient_id(a_key), eng.data.ingredient_id(b_key)
         if eng.ing_holder[a] < 0 or eng.ing_holder[b] < 0:
             return "both ingredients must be in play"
-        if eng.ing_level[a] < 1:
-            return f"{a_key} is on row 0: nothing to substitute with"
+        k = grandpa_amount(eng, seat)
+        if eng.ing_level[a] < k:
+            return (f"{a_key} is on row {eng.ing_level[a]}: Grandpa substitutes {k} row{'s' if k != 1 else ''}"
+                    if eng.ing_level[a] else f"{a_key} is on row 0: nothing to substitute with")
         return None if eng.ing_level[b] < eng.top else f"{b_key} is already on the top row"
     if name == "mama_reroll":
         return None if sum(eng.area_rows()[seat][:6]) > 0 else "you have no unused dice of your colour in your area"

@@ -154,3 +154,22 @@ def test_the_default_truncation_is_the_documented_bound():
         env = wok_star_v0.parallel_env(**kw)
         assert env.max_ticks == wok_star_v0.max_episode_steps(**kw)
     assert wok_star_v0.max_episode_steps(players=4, events=True) > wok_star_v0.max_episode_steps(players=4)
+
+
+@pytest.mark.parametrize("key, value", [("goal_cubes", 3), ("two_player_third_die_pool", 4),
+                                        ("ingredient_start_row", 2), ("open_methods", 3)])
+def test_setup_constants_are_read_from_the_data(monkeypatch, key, value):
+    """v1: the rulebook's setup constants (4 goal cubes, 3 dice for one of 2 players, tokens on row 1,
+    2 open methods) are data: changing the value in the data changes the rule."""
+    from tests.wok_star.helpers import engine_with_data, patched_data
+
+    eng = engine_with_data(monkeypatch, patched_data(components={key: value}), players=2)
+    live = [i for i, h in enumerate(eng.ing_holder) if h >= 0]
+    if key == "goal_cubes":
+        assert eng.goal_cubes == [True] * 3
+    elif key == "two_player_third_die_pool":
+        assert sorted(eng.pool) == [2, 4] and sum(1 for p in eng.die_pip if p > 0) == 6
+    elif key == "ingredient_start_row":
+        assert all(eng.ing_level[i] == 2 for i in live)
+    else:
+        assert all(eng.ing_unlocked[i] == 3 for i in live)

@@ -46,7 +46,7 @@ def accounting(eng) -> None:
     eng.say(f"ACCOUNTING day {eng.day}: income ${eng.income}, goal ${goal}")
     if winning_the_game.game_ends(eng, goal):
         return
-    passed = [k for k in range(4) if eng.goal_cubes[k] and eng.goals[k] <= eng.income]
+    passed = [k for k, on in enumerate(eng.goal_cubes) if on and eng.goals[k] <= eng.income]
     for k in passed:
         eng.goal_cubes[k] = False
     if passed:

@@ -52,7 +52,7 @@ def _staff_meeting(eng, e: Event) -> None:
 
 
 def _broken_dishwasher(eng, e: Event) -> None:
-    eng.washes = min(2, eng.washes + e.amount)
+    eng.washes = min(eng.data.components["washes_per_day"], eng.washes + e.amount)
 
 
 def _spilled_sauce(eng, e: Event) -> None:

@@ -82,7 +82,8 @@ def buy_recipe(eng, seat: int, offer: int, chef: int) -> None:
     for i in recipe.ingredients:
         if eng.ing_holder[i] < 0 and i not in eng.pending:
             eng.pending.append(i)
-            eng.ing_level[i], eng.ing_unlocked[i] = 1, 2
+            eng.ing_level[i] = eng.data.components["ingredient_start_row"]
+            eng.ing_unlocked[i] = eng.data.components["open_methods"]
             if eng.hustle_supply < 0:  # the 2 covering tokens come from the supply, else from the pool
                 eng.hustle += eng.hustle_supply
     eng.deck += regular_cards(r)

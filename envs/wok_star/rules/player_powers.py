@@ -80,12 +80,19 @@ def auntie_reseat(eng, seat: int) -> None:
     eng.deck = [eng.deck[i] for i in order]
 
 
+def grandpa_amount(eng, seat: int) -> int:
+    """Rows Grandpa's substitution moves: the card's ``amount`` (data)."""
+    return eng.data.characters[eng.character[seat]].amount
+
+
 def grandpa_substitute(eng, seat: int, swap: str) -> None:
+    """Token ``a`` drops ``amount`` rows (it must be that high), token ``b`` rises as many (capped at the top)."""
     a_key, b_key = swap.split(">")
     a, b = eng.data.ingredient_id(a_key), eng.data.ingredient_id(b_key)
-    eng.ing_level[a] -= 1
-    eng.ing_level[b] += 1
-    _use_power(eng, seat, f"substitutes {a_key} for {b_key}")
+    k = grandpa_amount(eng, seat)
+    eng.ing_level[a] -= k
+    eng.ing_level[b] = min(eng.top, eng.ing_level[b] + k)
+    _use_power(eng, seat, f"substitutes {a_key} for {b_key} ({k} row{'s' if k != 1 else ''})")
 
 
 def mama_reroll(eng, seat: int) -> None:

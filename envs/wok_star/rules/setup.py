@@ -46,13 +46,13 @@ def deal(eng) -> None:
                 if i not in eng.pending:
                     eng.pending.append(i)
     eng.pending.sort()
-    for i in eng.pending:
-        eng.ing_level[i], eng.ing_unlocked[i] = 1, 2
+    for i in eng.pending:  # step 11: tokens on row 1; step 12: the 2 rightmost methods covered
+        eng.ing_level[i], eng.ing_unlocked[i] = comp["ingredient_start_row"], comp["open_methods"]
     eng.pool = [comp["starting_dice"]] * n
     eng.die_pip = [0 if k < comp["starting_dice"] else -1 for _ in range(n) for k in range(5)]
     eng.die_holder = [d // 5 for d in range(5 * n)]
     eng.cubes = [comp["starting_fortune_cubes"]] * n
-    eng.goal_cubes = [True] * 4
+    eng.goal_cubes = [True] * comp["goal_cubes"]
     eng.cubes_passed = 0
     eng.hustle = 0
     eng.timers, eng.washes, eng.first_served, eng.late_ticks = [eng.T, 0], 0, False, 0
@@ -87,7 +87,7 @@ def next_setup_step(eng) -> None:
         eng.phase, eng.turn = "choose_character", eng.character.index(-1)
     elif eng.pending:
         eng.phase, eng.turn = "distribute", eng.decision_k % eng.n
-    elif eng.n == 2 and max(eng.pool) < 3:
+    elif eng.n == 2 and max(eng.pool) < eng.data.components["two_player_third_die_pool"]:
         eng.phase, eng.turn = "third_die", 0
     else:
         starting_a_new_day.start_day(eng)
@@ -135,5 +135,6 @@ def give_third_die(eng, seat: int, chef: int) -> None:
 
 
 def third_die_to(eng, to: int) -> None:
-    daily_accounting.activate_dice(eng, to, 3)
-    eng.say(f"chef_{to} starts with 3 dice")
+    dice = eng.data.components["two_player_third_die_pool"]
+    daily_accounting.activate_dice(eng, to, dice)
+    eng.say(f"chef_{to} starts with {dice} dice")
