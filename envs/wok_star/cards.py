@@ -34,6 +34,9 @@ DIFFICULTIES = ("mild", "medium", "extra_spicy")
 PATTERNS = ("any", "pair", "diff_eq", "diff_ge", "diff_le", "sum_eq", "sum_ge", "sum_le",
             "both_even", "both_odd", "both_ge", "both_le", "contains")
 EVENT_TIMES = ("drawn", "end_of_round")
+#: Public facts (reviews): the first day's menu, and the earlier edition's Egg Rolls.
+FIRST_DAY_MENU = ("Egg Rolls", "Fried Rice", "Lo Mein")
+EARLIER_EGG_ROLLS = ("pork", "wrappers", "bok_choy", "bamboo")
 EVENT_CARD_BASE = 60
 
 
@@ -237,8 +240,12 @@ def _load_recipes(raw: dict, ingredient_keys: list[str]) -> tuple[tuple[Recipe, 
         for k in range(2):
             customers.append(Customer(5 * r + 3 + k, r, True, raw["coupon_income"]))
     check_count("Customer cards", len(customers), 60)
-    for name in ("Egg Rolls", "Fried Rice", "Lo Mein"):
-        require(any(x.name == name and x.price == 11 for x in recipes), f"{name} must be an $11 recipe (reviews)")
+    menu = [next((x for x in recipes if x.name == name), None) for name in FIRST_DAY_MENU]
+    require(all(menu), f"the first day's menu {FIRST_DAY_MENU} (reviews) must be recipes")
+    require(sorted(x.price for x in menu) == [11, 11, 16],
+            f"the first day's menu {FIRST_DAY_MENU} must fit the 3-player deal $11/$11/$16 (reviews)")
+    egg_rolls = {ingredient_keys[i] for i in menu[0].ingredients}
+    require(egg_rolls <= set(EARLIER_EGG_ROLLS), f"Egg Rolls must use ingredients of the earlier edition's {EARLIER_EGG_ROLLS}")
     require(any(x.name == "Kung Pao Chicken" and x.price > 11 for x in recipes), "Kung Pao Chicken must be a later recipe")
     used = {i for x in recipes for i in x.ingredients}
     check_count("ingredients used by some recipe", len(used), len(ingredient_keys))
