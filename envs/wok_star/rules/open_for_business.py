@@ -131,7 +131,7 @@ def end_open_tick(eng) -> None:
         closed_for_business.close_for_business(eng, "the team chose to close")
         return
     if eng.current >= 0 and is_event_card(eng.current) and min(eng.timers) == 0:
-        flip(eng.timers, "low", eng.T)
+        events.leaving(eng, flip(eng.timers, "low", eng.T))
         reveal_next(eng)
         if eng.phase != "open":
             return
