@@ -8,22 +8,17 @@ Agents ``chef_0`` ... ``chef_{n-1}``. See docs/wok_star.md.
 
 from __future__ import annotations
 
-import itertools
-
 from envs.core.api import make_entry_points
-from envs.wok_star.bounds import max_episode_steps as _bound
+from envs.wok_star.engine import max_episode_steps as _bound
 from envs.wok_star.env import WokStarAECEnv, WokStarEnv
 from envs.wok_star.heuristic import HeuristicPolicy
+from envs.wok_star.options import variant_combinations
 
 raw_env = WokStarEnv
 env, parallel_env = make_entry_points(raw_env, WokStarAECEnv)
 
 #: Every player count x difficulty x (Events, Player Powers): 36 configurations.
-TEST_CONFIGURATIONS = [
-    {"players": p, "difficulty": d, "events": e, "powers": w}
-    for p, d, (e, w) in itertools.product((2, 3, 4), ("mild", "medium", "extra_spicy"),
-                                          ((False, False), (True, False), (False, True), (True, True)))
-]
+TEST_CONFIGURATIONS = variant_combinations()
 FUZZ_GAMES = 4
 SUMMARY = {"game": "Wok Star (3rd Edition)", "players": "2-4", "kind": "cooperative", "timing": "real-time"}
 DOC_CONFIGURATION = {"players": 3}
@@ -31,7 +26,7 @@ DOC_CONFIGURATION = {"players": 3}
 
 def max_episode_steps(**kwargs) -> int:
     """Upper bound on the steps of any game of this configuration played with legal actions
-    (derivation: envs/wok_star/bounds.py and docs/wok_star.md)."""
+    (derivation: ``envs.wok_star.engine.max_episode_steps`` and docs/wok_star.md)."""
     cfg = raw_env.config_spec().resolve(kwargs)
     return _bound(**{k: cfg[k] for k in ("players", "timer_seconds", "patience_seconds", "seconds_per_tick", "events")})
 

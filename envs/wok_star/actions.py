@@ -1,10 +1,20 @@
-"""The flat action table of Wok Star (one per player count).
+"""The flat action table of Wok Star (one per player count) and the dice
+combinations its ``prepare`` actions name.
 
 Chefs are named *relative to the acting chef*: ``chef=0`` is yourself,
 ``chef=1`` the next chef clockwise (``chef_{(i+1) % n}``), and so on, so one
 policy can play every seat. The table is the same whatever the optional rules
 (Events, Player Powers) or the setup mode: actions they do not allow are
 masked.
+
+A dice *combination* names two dice in the acting chef's area by pip value and
+by colour class: ``own`` (the chef's colour) or ``taken`` (another chef's
+colour, taken earlier for a Fortune cube). Labels read ``"3+5"`` (both own),
+``"3*+5"`` (the 3 is a taken die), ``"3+5*"``, ``"3*+5*"``; for doubles
+``"4+4"``, ``"4*+4"``, ``"4*+4*"``. That is 15*4 + 6*3 = 78 combinations.
+Dice of the same colour class and pip value in one area are interchangeable,
+so naming dice this way loses nothing (see docs/wok_star.md, "Action folding").
+``NEED``/``feasible``/``combo_fits`` decode which combinations an area allows.
 """
 
 from __future__ import annotations
@@ -12,9 +22,68 @@ from __future__ import annotations
 import functools
 import itertools
 
+import numpy as np
+
 from envs.core.tables import ActionTable
 from envs.wok_star.cards import load_data
-from envs.wok_star.dice import COMBO_LABELS, PIPS
+
+PIPS = (1, 2, 3, 4, 5, 6)
+
+
+def _combos() -> list[tuple[int, int, int]]:
+    """(low pip, high pip, taken) where taken is a bitmask: 1 = low die taken, 2 = high die taken."""
+    out = []
+    for lo in PIPS:
+        for hi in PIPS:
+            if hi < lo:
+                continue
+            modes = (0, 1, 2, 3) if lo != hi else (0, 1, 3)
+            for m in modes:
+                out.append((lo, hi, m))
+    return out
+
+
+COMBOS: tuple[tuple[int, int, int], ...] = tuple(_combos())
+N_COMBOS = len(COMBOS)
+
+
+def combo_label(lo: int, hi: int, taken: int) -> str:
+    a = f"{lo}{'*' if taken & 1 else ''}"
+    b = f"{hi}{'*' if taken & 2 else ''}"
+    return f"{a}+{b}"
+
+
+COMBO_LABELS: tuple[str, ...] = tuple(combo_label(*c) for c in COMBOS)
+COMBO_INDEX = {c: i for i, c in enumerate(COMBOS)}
+
+#: NEED[c] = 12 counts: own dice needed per pip (0-5), then taken dice per pip (6-11).
+NEED = np.zeros((N_COMBOS, 12), dtype=np.int16)
+for _i, (_lo, _hi, _m) in enumerate(COMBOS):
+    NEED[_i, (6 if _m & 1 else 0) + _lo - 1] += 1
+    NEED[_i, (6 if _m & 2 else 0) + _hi - 1] += 1
+
+
+def feasible(have: np.ndarray) -> np.ndarray:
+    """bool[78]: which combinations the 12 counts ``have`` (own then taken, per pip) allow."""
+    return np.all(NEED <= have, axis=1)
+
+
+#: NEED as plain ints: per combination, the (cell, dice needed) pairs of its nonzero entries.
+NEED_CELLS: tuple[tuple[tuple[int, int], ...], ...] = tuple(
+    tuple((k, int(x)) for k, x in enumerate(row) if x) for row in NEED)
+
+
+def combo_fits(have, combo: int) -> bool:
+    """``feasible(have)[combo]`` for one combination, without numpy (``have``: 12 ints)."""
+    for cell, need in NEED_CELLS[combo]:
+        if have[cell] < need:
+            return False
+    return True
+
+
+#: combination index by label (``"3*+5"``)
+COMBO_BY_LABEL = {label: i for i, label in enumerate(COMBO_LABELS)}
+
 
 FLIPS = ("low", "high")
 

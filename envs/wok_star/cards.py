@@ -34,6 +34,9 @@ DIFFICULTIES = ("mild", "medium", "extra_spicy")
 PATTERNS = ("any", "pair", "diff_eq", "diff_ge", "diff_le", "sum_eq", "sum_ge", "sum_le",
             "both_even", "both_odd", "both_ge", "both_le", "contains")
 EVENT_TIMES = ("drawn", "end_of_round")
+#: Public facts (reviews): the first day's menu, and the earlier edition's Egg Rolls.
+FIRST_DAY_MENU = ("Egg Rolls", "Fried Rice", "Lo Mein")
+EARLIER_EGG_ROLLS = ("pork", "wrappers", "bok_choy", "bamboo")
 EVENT_CARD_BASE = 60
 
 
@@ -237,8 +240,12 @@ def _load_recipes(raw: dict, ingredient_keys: list[str]) -> tuple[tuple[Recipe, 
         for k in range(2):
             customers.append(Customer(5 * r + 3 + k, r, True, raw["coupon_income"]))
     check_count("Customer cards", len(customers), 60)
-    for name in ("Egg Rolls", "Fried Rice", "Lo Mein"):
-        require(any(x.name == name and x.price == 11 for x in recipes), f"{name} must be an $11 recipe (reviews)")
+    menu = [next((x for x in recipes if x.name == name), None) for name in FIRST_DAY_MENU]
+    require(all(menu), f"the first day's menu {FIRST_DAY_MENU} (reviews) must be recipes")
+    require(sorted(x.price for x in menu) == [11, 11, 16],
+            f"the first day's menu {FIRST_DAY_MENU} must fit the 3-player deal $11/$11/$16 (reviews)")
+    egg_rolls = {ingredient_keys[i] for i in menu[0].ingredients}
+    require(egg_rolls <= set(EARLIER_EGG_ROLLS), f"Egg Rolls must use ingredients of the earlier edition's {EARLIER_EGG_ROLLS}")
     require(any(x.name == "Kung Pao Chicken" and x.price > 11 for x in recipes), "Kung Pao Chicken must be a later recipe")
     used = {i for x in recipes for i in x.ingredients}
     check_count("ingredients used by some recipe", len(used), len(ingredient_keys))
@@ -313,14 +320,19 @@ def _check_components(comp: dict) -> None:
                           ("fortune_cubes", 15), ("character_cards", 6), ("event_cards", 15), ("starting_dice", 2),
                           ("starting_fortune_cubes", 2), ("hustle_covering_new_card", 2), ("washes_per_day", 2),
                           ("days", 4), ("upgrade_cost", 6), ("hustle_cost", 2), ("recipe_offer", 3),
-                          ("events_per_day", 2), ("max_dice_per_player", 5)):
+                          ("events_per_day", 2), ("max_dice_per_player", 5), ("goal_cubes", 4),
+                          ("two_player_third_die_pool", 3), ("ingredient_start_row", 1), ("open_methods", 2)):
         require(key in comp, f"components.json lacks {key!r}")
         check_count(f"components.json {key}", comp[key], expected)
     require(comp["customers_per_recipe"] == {"regular": 3, "coupon": 2}, "5 customers per recipe: 3 Regular, 2 Coupon")
     require(comp["setup_recipe_prices"] == {"2": [11, 16], "3": [11, 11, 16], "4": [11, 11, 16, 16]},
             "setup_recipe_prices must restate the rulebook's setup table")
+    require(comp["goal_cubes"] == comp["days"], "one goal cube per day's Income Goal")
+    require(comp["open_methods"] + comp["hustle_covering_new_card"] == 4,
+            "the methods not open at the start are the ones the Hustle tokens cover")
     # Fortune cubes: 2 per player plus the 4 goal cubes must fit in the box.
-    require(2 * 4 + 4 <= comp["fortune_cubes"], "not enough Fortune cubes for 4 players")
+    require(comp["starting_fortune_cubes"] * 4 + comp["goal_cubes"] <= comp["fortune_cubes"],
+            "not enough Fortune cubes for 4 players")
 
 
 @functools.lru_cache(maxsize=1)

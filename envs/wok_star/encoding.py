@@ -1,7 +1,7 @@
 """Observation and global-state vectors of Wok Star.
 
 The observation holds only what the chefs see at the table (the facts of
-:meth:`WokStarEngine.public_view`), built fast by :mod:`envs.wok_star.frame`. Chefs
+:meth:`WokStarEngine.public_view`), built fast by :mod:`envs.wok_star.observation`. Chefs
 appear *relative to the observer*: row 0 of every per-chef field is the
 observer, row 1 the next chef clockwise, and so on (as in the action table).
 Counts are scaled to roughly [0, 1] by the divisor given in each field's doc.
@@ -22,7 +22,7 @@ from envs.core.encoding import Encoder
 from envs.core.tables import Field, ObservationLayout
 from envs.wok_star.cards import EVENT_CARD_BASE, is_event_card, load_data
 from envs.wok_star.engine import PHASES
-from envs.wok_star.frame import FramePlan
+from envs.wok_star.observation import FramePlan
 
 TOP_CARDS = 3
 
@@ -108,7 +108,7 @@ def frame_plan(n: int) -> FramePlan:
 
 
 class WokStarEncoder(Encoder):
-    """Observations from one public frame per state (see :mod:`envs.wok_star.frame`)."""
+    """Observations from one public frame per state (see :mod:`envs.wok_star.observation`)."""
 
     def __init__(self, config: Mapping[str, Any]):
         super().__init__(config)

@@ -1,15 +1,11 @@
 """The Wok Star rules engine: one tick = ``seconds_per_tick`` of table time.
 
-The state is plain lists and ints (JSON-able as is). The rules live in four
-mixins, one per part of the rulebook:
-
-* :mod:`envs.wok_star.kitchen` - dice, preparing ingredients, taking dice,
-  Hustle, Fortune cubes, washing the dishes;
-* :mod:`envs.wok_star.service` - the Regular deck, serving, the sand timers,
-  events, closing for business, Daily Accounting;
-* :mod:`envs.wok_star.decisions` - setup decisions, goal-cube recipient,
-  Next Day Prep purchases (turn-based: one chef decides per tick);
-* :mod:`envs.wok_star.powers` - the Wang Family powers.
+The state is plain lists and ints (JSON-able as is). This module holds the
+state, setup, the tick loop, ``done``, ``outcome``, snapshots and ``clone``;
+the rules are plain functions in :mod:`envs.wok_star.rules` (one module per
+rulebook section, ``rules.ACTIONS`` maps each action to its rule), the masks
+and reasons in :mod:`envs.wok_star.legality`. The bound on a game's length,
+:func:`max_episode_steps`, is at the end.
 
 Phases (``engine.phase``): ``choose_character``, ``distribute``,
 ``third_die`` (setup decisions), ``open`` (timers run, everyone acts at
@@ -27,21 +23,18 @@ import numpy as np
 
 from envs.core.engine import NOOP, StepResult, TickEngine
 from envs.core.seeding import rng_from_dict, rng_to_dict
+from envs.wok_star import legality
 from envs.wok_star.actions import build_action_table
-from envs.wok_star.cards import load_data
-from envs.wok_star.decisions import DecisionRules
-from envs.wok_star.events import check_events
-from envs.wok_star.kitchen import KitchenRules
-from envs.wok_star.mask_tables import blank_masks
-from envs.wok_star.powers import PowerRules
+from envs.wok_star.cards import is_event_card, load_data
+from envs.wok_star.legality import DECISION_PHASES, KITCHEN_PHASES
 from envs.wok_star.public import PublicView, build_public_table
-from envs.wok_star.service import ServiceRules
+from envs.wok_star.rules import (ACTIONS, closed_for_business, daily_accounting, next_day_prep, open_for_business,
+                                 player_powers, setup, wash_the_dishes)
+from envs.wok_star.rules.events import check_events
+from envs.wok_star.rules.open_for_business import ticks_for
 from envs.wok_star.snapshot import ALL_PHASES, check_config, check_state
-from envs.wok_star.timers import ticks_for
 
 PHASES = ("choose_character", "distribute", "third_die", "open", "wash", "closed", "goal_cubes", "prep", "over")
-DECISION_PHASES = ("choose_character", "distribute", "third_die", "goal_cubes", "prep")
-KITCHEN_PHASES = ("open", "wash", "closed")
 #: Actions that count as doing something in a wash or after closing.
 PRODUCTIVE = frozenset({"prepare", "take", "hustle_gain", "rotate", "move_cubes", "grandpa_substitute",
                         "mama_reroll", "uncle_deliver"})
@@ -69,7 +62,7 @@ def _table_index(n: int) -> tuple[dict, list]:
     return {g.name: g for g in table.groups}, [table.decode(i) for i in range(table.n)]
 
 
-class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickEngine):
+class WokStarEngine(TickEngine):
     ENGINE_NAME = "wok_star"
     LOAD_BUILDS_FRESH_STATE = True  # snapshot.check_state returns fresh copies of every field
     SNAPSHOT_VERSION = 1
@@ -115,12 +108,13 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         self._votes = 0
         self._serial_at_start = -1
         self._finish_flip = None
+        self._fresh_timers = []  # timers flipped or restarted by an action this tick (their sand runs from the next)
         self._phase_started = False
         self._decided = False
         self._reward = 0.0
 
     def _setup(self) -> None:
-        self._deal()
+        setup.deal(self)
 
     # ------------------------------------------------------------------ caches
     def touch(self) -> None:
@@ -148,6 +142,11 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         if len(self.log) > 8:
             del self.log[0]
 
+    def add_income(self, dollars: int) -> None:
+        """Income earned today (negative: lost), paid as the shared reward."""
+        self.income += dollars
+        self.give_reward(dollars)
+
     def give_reward(self, dollars: float) -> None:
         """Income earned now (negative: lost), paid as the shared reward."""
         if self.config["reward"] in ("income", "income+win_loss"):
@@ -171,6 +170,61 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         """The chef who makes the day's single-choice team decisions and opens Next Day Prep."""
         return (max(self.day, 1) - 1) % self.n
 
+    def current_customer(self):
+        """The Customer card at the counter, or None (no card, or an Event)."""
+        c = self.current
+        if c < 0 or is_event_card(c):
+            return None
+        return self.data.customers[c]
+
+    # ------------------------------------------------------------------ dice
+    def roll(self, d: int) -> None:
+        self.die_pip[d] = int(self.rng.integers(1, 7))
+
+    def area_counts(self) -> np.ndarray:
+        """int16[n, 12]: unused dice per area, own colour per pip then taken per pip (cached per state)."""
+        c = self._cache.get("area")
+        if c is None:
+            rows = self.area_rows()
+            c = self._cache["area"] = np.array(rows, dtype=np.int16)
+        return c
+
+    def area_rows(self) -> tuple[tuple[int, ...], ...]:
+        """``area_counts()`` as plain ints, one tuple of 12 per chef (cached per state)."""
+        rows = self._cache.get("area_rows")
+        if rows is None:
+            c = [[0] * 12 for _ in range(self.n)]
+            holder = self.die_holder
+            for d, pip in enumerate(self.die_pip):
+                if pip > 0:
+                    h = holder[d]
+                    c[h][(0 if d // 5 == h else 6) + pip - 1] += 1
+            rows = self._cache["area_rows"] = tuple(tuple(r) for r in c)
+        return rows
+
+    def dirty_dice(self) -> int:
+        return sum(1 for p in self.die_pip if p == 0)
+
+    def find_die(self, holder: int, pip: int, taken: bool) -> int:
+        """The die that an action naming (holder, pip, own/taken) uses; -1 if none. Dice of one colour
+        class and pip in one area are interchangeable; a taken die is chosen nearest-owner-first
+        (clockwise from the holder), then by number."""
+        best, best_key = -1, None
+        for d, p in enumerate(self.die_pip):
+            if p != pip or self.die_holder[d] != holder:
+                continue
+            owner = d // 5
+            if (owner != holder) != taken:
+                continue
+            key = ((owner - holder) % self.n, d)
+            if best_key is None or key < best_key:
+                best, best_key = d, key
+        return best
+
+    def to_dishes(self, d: int) -> None:
+        self.die_pip[d] = 0
+        self.die_holder[d] = d // 5
+
     # ------------------------------------------------------------------ masks
     def _compute_mask(self, agent: str) -> np.ndarray:
         """``agent``'s row of :meth:`all_masks`; every other chef's mask-cache entry is filled too."""
@@ -185,15 +239,7 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         until the state changes (``touch()``). Read-only: the rows are the masks ``action_mask`` returns."""
         masks = self._cache.get("masks")
         if masks is None:
-            masks = blank_masks(self.n, self.actions.n).copy()  # noop legal for everyone
-            if self.phase in KITCHEN_PHASES:
-                self.kitchen_masks(masks)
-                self.service_masks(masks)
-                if self.config["powers"]:
-                    for seat in range(self.n):
-                        self.power_mask(seat, masks[seat])
-            elif self.phase in DECISION_PHASES and 0 <= self.turn < self.n:
-                self.decision_mask(self.turn, masks[self.turn])
+            masks = legality.compute_masks(self)
             masks.setflags(write=False)
             self._cache["masks"] = masks
         return masks
@@ -211,14 +257,8 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         return reason or "legal now"
 
     def check(self, seat: int, name: str, params: dict) -> str | None:
-        """None if ``name(**params)`` is legal for ``seat`` now, else why not."""
-        if name == "noop":
-            return None
-        for rules in (self.kitchen_check, self.service_check, self.power_check, self.decision_check):
-            verdict = rules(seat, name, params)
-            if verdict is not NotImplemented:
-                return verdict
-        return f"unknown action {name}"
+        """None if ``name(**params)`` is legal for ``seat`` now, else why not (:func:`legality.check`)."""
+        return legality.check(self, seat, name, params)
 
     def any_productive(self, seat: int) -> bool:
         """Has ``seat`` any legal action other than waiting or voting to close?"""
@@ -257,29 +297,54 @@ class WokStarEngine(KitchenRules, ServiceRules, DecisionRules, PowerRules, TickE
         name, params = self._decoded[action]
         if name in PRODUCTIVE:
             self._productive = True
-        handler = getattr(self, "do_" + name)
-        handler(seat, **params)
+        ACTIONS[name](self, seat, **params)
         self.touch()
 
     def end_tick(self, joint: dict[str, int], result: StepResult) -> None:
         if self.phase == "open":
-            self.end_open_tick()
+            open_for_business.end_open_tick(self)
         elif self.phase == "wash":
-            self.end_wash_tick()
+            wash_the_dishes.end_wash_tick(self)
         elif self.phase == "closed":
-            self.end_closed_tick()
+            closed_for_business.end_closed_tick(self)
         elif self.phase in DECISION_PHASES:
-            self.end_decision_tick(joint)
+            self.end_decision_tick()
         self.touch()
         # "Cannot serve the current customer": only a customer can be unservable. With an Event
         # showing, the team waits for an empty timer and the next card (at most T ticks).
         if (self.phase == "open" and self.current_customer() is not None
                 and not self.anyone_productive()):
-            self.close_for_business("stuck: no chef has anything left to do")
+            closed_for_business.close_for_business(self, "stuck: no chef has anything left to do")
         if self._reward:
             result.reward_all(self._reward)
         if self.phase == "over" and self.config["reward"] in ("win_loss", "income+win_loss"):
             result.reward_all(1.0 if self.won == 1 else -1.0)
+
+    def end_decision_tick(self) -> None:
+        """The end of a turn-based tick: the default for a decider who waited; the phase moves on."""
+        if self._phase_started:
+            return
+        waited = not self._decided
+        self._decided = False
+        phase = self.phase
+        if phase == "choose_character":
+            if waited:
+                player_powers.default_character(self)
+            setup.next_setup_step(self)
+        elif phase == "distribute":
+            if waited:
+                next_day_prep.give_card(self, setup.pro_tip_holder(self, self.pending[0], setup=True))
+            setup.next_setup_step(self)
+        elif phase == "third_die":
+            if waited:
+                setup.third_die_to(self, setup.default_third_die(self))
+            setup.next_setup_step(self)
+        elif phase == "goal_cubes":
+            if waited:
+                daily_accounting.goal_cubes_to(self, daily_accounting.default_cube_recipient(self))
+            next_day_prep.start_prep(self)
+        elif phase == "prep":
+            next_day_prep.end_prep_tick(self, waited)
 
     # ------------------------------------------------------------------ outcome
     def outcome(self) -> dict:
@@ -348,3 +413,44 @@ def _copy_plain(value):
     if type(value) is list:
         return [_copy_plain(x) for x in value] if any(type(x) is list for x in value) else value[:]
     return value if isinstance(value, (int, float, str, type(None))) else copy.deepcopy(value)
+
+
+# ---------------------------------------------------------------------------- the bound on a game's length
+def max_episode_steps(players: int = 3, timer_seconds: float = 30.0, patience_seconds: float = 30.0,
+                      seconds_per_tick: float = 1.0, events: bool = False, **_: object) -> int:
+    """The documented bound on the length of any Wok Star game played with legal actions.
+
+    Every phase ends by rule (see docs/wok_star.md, "Why every game ends"):
+
+    * **Open for Business**: split the open ticks of a day into *segments* that
+      start when a card is revealed or a timer is refilled (serve, Event expiry,
+      restart after a wash, Lily). Within a segment both timers hold at most
+      ``T`` ticks of sand, so after ``T`` ticks both are empty; a customer then
+      waits at most ``P + 1`` more ticks before walking out and the day closes
+      (an Event card leaves as soon as a timer is empty). A day reveals at most
+      every card of the Regular deck (Regular and Coupon customers of every
+      recipe, Event cards) plus one card Auntie sends back, and refills at most
+      3 more times (2 washes, Lily): at most ``cards + 4`` segments.
+    * **Wash and after closing**: each tick but the first and the last has a
+      productive action applied, and each such action uses up something that
+      does not come back during that step: an unused die (prepare, Hustle),
+      a die taken from its owner's area, a Hustle token (rotate, move cubes:
+      at most the pool plus one per die turned into Hustle) or a once-a-day
+      power: at most ``15 n + 28`` actions.
+    * **Turn-based decisions**: one tick each at setup (characters, at most 10
+      Ingredient cards, the 2-player third die) and for the goal cubes; in Next
+      Day Prep at most 72 purchases (3 recipes, 20 upgrades, 25 Hustle, 24
+      Coupons), each after at most ``n - 1`` passes, plus 10 card hand-outs and
+      the final ``n`` passes.
+    """
+    n = int(players)
+    T = ticks_for(float(timer_seconds), float(seconds_per_tick))
+    P = ticks_for(float(patience_seconds), float(seconds_per_tick))
+    recipes = 8 if n == 2 else 12
+    cards = 3 * recipes + 2 * recipes + (15 if events else 0)
+    open_ticks = (cards + 1 + 3 + 1) * (T + P + 1)
+    kitchen_step = (15 * n + 28) + 2
+    day = open_ticks + 3 * kitchen_step
+    setup_ticks = n + 10 + 1
+    prep = 73 * n + 10
+    return setup_ticks + 4 * day + 3 * (1 + prep)

@@ -46,7 +46,8 @@ from envs.core.engine import NOOP
 from envs.core.policy import Policy
 from envs.wok_star.actions import build_action_table
 from envs.wok_star.cards import load_data
-from envs.wok_star.dice import COMBOS, N_COMBOS, amount_table, feasible
+from envs.wok_star.actions import COMBOS, N_COMBOS, feasible
+from envs.wok_star.rules.prepare_ingredients import amount_table
 
 STOCK = 2
 ADVERTISE = 3

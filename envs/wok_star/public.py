@@ -87,7 +87,7 @@ def build_public_table(eng) -> Mapping[str, Any]:
         "timer_full": eng.T,
         "late_ticks": eng.late_ticks,
         "patience": eng.P,
-        "washes_left": 2 - eng.washes,
+        "washes_left": data.components["washes_per_day"] - eng.washes,
         "first_served": eng.first_served,
         "current": MappingProxyType(cur),
         "deck_size": len(eng.deck),

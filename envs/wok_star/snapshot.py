@@ -128,7 +128,8 @@ def _make_rules(eng) -> Rules:
         removed_price=comp["two_player_removed_price"] if n == 2 else None,
         prices=tuple(r.price for r in data.recipes),
         cards_of_recipe=tuple(sum(1 for c in data.customers if c.recipe == r.id) for r in data.recipes),
-        max_income=max_income, log=8,
+        max_income=max_income, log=8, open_methods=comp["open_methods"], start_row=comp["ingredient_start_row"],
+        third_die=comp["two_player_third_die_pool"],
     )
 
 
@@ -318,14 +319,15 @@ def check_cards(v: Checker, f: SimpleNamespace, g: Rules) -> None:
             if level or unlocked:
                 raise v.fail(f"ing_level[{i}]" if level else f"ing_unlocked[{i}]",
                              "must be 0 for an ingredient not in play", level or unlocked)
-        elif not 2 <= unlocked <= 4:
-            raise v.fail(f"ing_unlocked[{i}]", "must be 2..4 for a card in play (2 open methods, 2 upgrades)",
+        elif not g.open_methods <= unlocked <= 4:
+            raise v.fail(f"ing_unlocked[{i}]", f"must be {g.open_methods}..4 for a card in play ({g.open_methods} open "
+                         "methods, then upgrades)",
                          unlocked)
-        elif (i in pending or f.day == 0) and level != 1:
-            raise v.fail(f"ing_level[{i}]", "must be 1 before the first day and for a card not yet given out (a new "
-                         "token starts on row 1)", level)
-        elif (i in pending or no_prep_yet) and unlocked != 2:
-            raise v.fail(f"ing_unlocked[{i}]", "must be 2 before any upgrade is bought", unlocked)
+        elif (i in pending or f.day == 0) and level != g.start_row:
+            raise v.fail(f"ing_level[{i}]", f"must be {g.start_row} before the first day and for a card not yet given "
+                         f"out (a new token starts on row {g.start_row})", level)
+        elif (i in pending or no_prep_yet) and unlocked != g.open_methods:
+            raise v.fail(f"ing_unlocked[{i}]", f"must be {g.open_methods} before any upgrade is bought", unlocked)
     cards = [0] * n
     for h in f.ing_holder:
         if h >= 0:
@@ -399,14 +401,14 @@ def check_components(v: Checker, f: SimpleNamespace, g: Rules) -> None:
         if pip <= 0 and h != owner:
             raise v.fail(f"die_holder[{d}]", f"must be {owner}: only an unused die lies in another chef's area", h)
     third = n == 2 and phase not in SETUP_PHASES  # one of 2 chefs starts with 3 dice
-    start = sorted([g.start_dice] * (n - 1) + [g.start_dice + third])
+    start = sorted([g.start_dice] * (n - 1) + [g.third_die if third else g.start_dice])
     if not f.history:
         if sorted(f.pool) != start:
             raise v.fail("pool", f"must be the starting pools {start} (in some seat order) before any Daily "
                          "Accounting", f.pool)
     else:
         if third and max(f.pool) == g.start_dice:
-            raise v.fail("pool", "one of 2 chefs starts with 3 dice", f.pool)
+            raise v.fail("pool", f"one of 2 chefs starts with {g.third_die} dice", f.pool)
         grown = max([row[1] for row in f.service] + start)
         for seat, p in enumerate(f.pool):
             if p > grown:
@@ -565,7 +567,7 @@ def check_day(v: Checker, f: SimpleNamespace, g: Rules) -> None:
 
 
 def _anything_to_buy(f: SimpleNamespace, g: Rules) -> bool:
-    """``DecisionRules._anything_to_buy`` on the checked fields."""
+    """``rules.next_day_prep.anything_to_buy`` on the checked fields."""
     comp = g.data.components
     covering = sum(4 - u for u in f.ing_unlocked if u)
     if f.coupons:

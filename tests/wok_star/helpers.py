@@ -100,3 +100,20 @@ def give_recipe(eng: WokStarEngine, key: str, seat: int) -> None:
             eng.ing_holder[i] = seat
             eng.ing_unlocked[i] = 2
     eng.invalidate_masks()
+
+
+def patched_data(components: dict | None = None, characters: dict | None = None):
+    """A copy of the game data with some component constants or character amounts changed."""
+    import dataclasses
+
+    chars = tuple(dataclasses.replace(c, amount=characters[c.key]) if characters and c.key in characters else c
+                  for c in DATA.characters)
+    return dataclasses.replace(DATA, components={**DATA.components, **(components or {})}, characters=chars)
+
+
+def engine_with_data(monkeypatch, data, seed: int = 0, **kw) -> WokStarEngine:
+    """An engine (auto setup unless asked otherwise) built on ``data`` instead of the shipped files."""
+    import envs.wok_star.engine as engine_module
+
+    monkeypatch.setattr(engine_module, "load_data", lambda: data)
+    return engine(seed, **kw)

@@ -1,5 +1,5 @@
 """The encoding as first written (one ``public_view`` table, filled field by field), kept as the
-reference that the fast frame encoder (:mod:`envs.wok_star.frame`) must match bit for bit."""
+reference that the fast frame encoder (:mod:`envs.wok_star.observation`) must match bit for bit."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import numpy as np
 from envs.wok_star.cards import EVENT_CARD_BASE, is_event_card, load_data
 from envs.wok_star.encoding import TOP_CARDS
 from envs.wok_star.engine import PHASES
-from envs.wok_star.frame import DIFFICULTY_ORDER
+from envs.wok_star.observation import DIFFICULTY_ORDER
 
 
 class ReferenceEncoder:

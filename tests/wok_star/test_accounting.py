@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from envs.wok_star.rules import daily_accounting
 from tests.wok_star.helpers import DATA, coupon, engine, open_table, regular, step
 
 
@@ -14,7 +15,7 @@ def _closing_day(players=3, seed=0, **kw):
 
 
 def _account(eng):
-    eng.accounting()
+    daily_accounting.accounting(eng)
     eng.invalidate_masks()
 
 

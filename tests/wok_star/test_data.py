@@ -10,8 +10,9 @@ import pytest
 from envs.core.errors import DataError
 from envs.wok_star import cards
 from envs.wok_star.cards import RULEBOOK_GOALS, load_data
-from envs.wok_star.dice import COMBOS, N_COMBOS, amount_table
-from envs.wok_star.events import DRAWN, END_OF_ROUND, check_events
+from envs.wok_star.actions import COMBOS, N_COMBOS
+from envs.wok_star.rules.prepare_ingredients import amount_table
+from envs.wok_star.rules.events import DRAWN, END_OF_ROUND, check_events
 
 
 def test_component_counts_match_the_rulebook():
@@ -34,7 +35,10 @@ def test_component_counts_match_the_rulebook():
 def test_review_facts_are_kept():
     d = load_data()
     names = {r.name: r for r in d.recipes}
-    assert all(names[x].price == 11 for x in ("Egg Rolls", "Fried Rice", "Lo Mein"))
+    # v1: the first day's menu fits the 3-player deal $11/$11/$16 (v0 had all three at $11)
+    assert sorted(names[x].price for x in ("Egg Rolls", "Fried Rice", "Lo Mein")) == [11, 11, 16]
+    keys = {d.ingredients[i].key for i in names["Egg Rolls"].ingredients}
+    assert keys <= {"pork", "wrappers", "bok_choy", "bamboo"} and len(keys) == 3  # the earlier edition's, less one
     assert names["Kung Pao Chicken"].price > 11
     assert {"chris", "lily", "grandpa"} <= {c.key for c in d.characters}
     pork = d.ingredients[d.ingredient_id("pork")]
@@ -109,6 +113,9 @@ def _patched(monkeypatch, name: str, mutate):
     ("income_goals.json", lambda d: d["goals"]["mild"].update({"2": [7, 12, 18, 26]}), "rulebook prints"),
     ("income_goals.json", lambda d: d["goals"]["extra_spicy"].update({"3": [12, 21, 33, 48]}), "extrapolation"),
     ("components.json", lambda d: d.update(fortune_cubes=14), "fortune_cubes"),
+    # v1: the first day's menu (reviews) fits the 3-player deal; Egg Rolls keep the earlier edition's ingredients
+    ("recipes.json", lambda d: d["recipes"][0].update(price=11), "3-player deal"),
+    ("recipes.json", lambda d: d["recipes"][0].update(ingredients=["wrappers", "pork", "rice"]), "earlier edition"),
 ])
 def test_bad_data_is_rejected_with_a_clear_message(monkeypatch, name, mutate, message):
     _patched(monkeypatch, name, mutate)
@@ -130,3 +137,22 @@ def test_every_test_named_in_the_rules_table_exists():
     source = "".join(p.read_text(encoding="utf-8") for p in (root / "tests" / "wok_star").glob("test_*.py"))
     defined = set(re.findall(r"^def (test_\w+)", source, re.M))
     assert named and named <= defined, sorted(named - defined)
+
+
+def test_rules_are_one_module_per_rulebook_section_in_rulebook_order():
+    import importlib
+
+    from envs.wok_star import rules
+
+    assert [name for name, _ in rules.SECTIONS][0] == "setup"
+    for name, heading in rules.SECTIONS:
+        module = importlib.import_module(f"envs.wok_star.rules.{name}")
+        first = heading.split(" (")[0]
+        assert module.__doc__.startswith(f'Rulebook section "{first}'), name
+    assert set(rules.ACTIONS) == {g.name for g in rules_table().groups} - {"noop"}
+
+
+def rules_table():
+    from envs.wok_star.actions import build_action_table
+
+    return build_action_table(2)

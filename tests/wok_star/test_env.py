@@ -11,6 +11,7 @@ from envs import wok_star_v0
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.wok_star.cards import is_event_card
 from envs.wok_star.engine import WokStarEngine
+from envs.wok_star.rules import next_day_prep
 from tests.wok_star.helpers import DATA, engine, open_table, step
 
 
@@ -164,7 +165,7 @@ def test_render_shows_what_a_person_needs_to_follow_the_day():
         assert words in text, words
     eng = env.unwrapped.engine
     eng.income = 30
-    eng.start_prep()
+    next_day_prep.start_prep(eng)
     eng.invalidate_masks()
     assert "money to spend $30" in env.render() and "offers:" in env.render()
 

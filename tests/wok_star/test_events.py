@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from envs.wok_star.rules import daily_accounting, open_for_business
 from tests.wok_star.helpers import DATA, engine, event_card, open_table, regular, step
 
 
@@ -14,7 +15,7 @@ def _table(**kw):
 
 def _reveal(eng, key):
     eng.deck.append(event_card(key))
-    eng.reveal_next()
+    open_for_business.reveal_next(eng)
     eng.invalidate_masks()
     assert eng.current == event_card(key) and DATA.event_id(key) in eng.events_today
 
@@ -54,13 +55,14 @@ def test_dropped_tray_hits_the_highest_token():
     assert eng.ing_level[live[-1]] == 3 and all(eng.ing_level[i] == 1 for i in live[:-1])
 
 
-def test_power_flicker_rerolls_unused_dice_only():
+def test_power_flicker_rerolls_unused_dice_and_sends_the_low_ones_to_the_dishes():
+    """v1: the re-rolled dice showing 1 or 2 go to the Dirty Dishes (v0 only re-rolled: neutral on average)."""
     eng = _table(dice={0: [1, 1], 1: [1]})
-    eng.rng = __import__("numpy").random.default_rng(3)
+    eng.rng = __import__("numpy").random.default_rng(3)  # rolls 5, 1, 2 for dice 0, 1, 5
     _reveal(eng, "power_flicker")
     assert eng.die_pip[6] == 0  # dirty die untouched
-    assert [eng.die_pip[d] for d in (0, 1, 5)] != [1, 1, 1]
-    assert all(1 <= eng.die_pip[d] <= 6 for d in (0, 1, 5))
+    assert [eng.die_pip[d] for d in (0, 1, 5)] == [5, 0, 0]
+    assert eng.die_holder[5] == 1
 
 
 def test_staff_meeting_sends_each_chefs_lowest_die_to_the_dishes():
@@ -96,10 +98,14 @@ def test_walk_ins_shuffle_two_coupons_into_the_regular_deck():
     assert sum(DATA.customers[c].coupon for c in eng.deck if c < 60) == 2
 
 
-def test_impatient_crowd_takes_ten_seconds_of_sand():
+def test_impatient_crowd_takes_ten_seconds_of_sand_from_the_next_customer_too():
+    """v1: the timer flipped when the card leaves loses the crowd's 10 s as well (v0 refilled it: no cost)."""
     eng = _table(timers=(25, 4))
+    nxt = eng.deck[-1]
     _reveal(eng, "impatient_crowd")
     assert eng.timers == [15, 0]
+    step(eng)  # a timer is empty: the card leaves, the empty timer is flipped for the next customer
+    assert eng.current == nxt and eng.timers == [14, eng.T - 10]
 
 
 def test_supply_delivery_refills_empty_tokens():
@@ -124,7 +130,7 @@ def _eor(key, income=20, late=0):
     r = next(r for r, h in enumerate(eng.recipe_holder) if h >= 0)
     eng.served[0] = [[5 * r, 1]] * late + [[5 * r + 1, 0]]
     eng.events_today = [DATA.event_id(key)]
-    eng.accounting()
+    daily_accounting.accounting(eng)
     return eng.history[-1][1], eng
 
 
@@ -154,7 +160,7 @@ def test_events_revealed_today_are_discarded_and_undrawn_ones_stay():
     eng.events_today = [seen]
     eng.phase = "closed"
     eng.income = 100
-    eng.accounting()
+    daily_accounting.accounting(eng)
     assert seen in eng.events_gone and event_card("lucky_cat") not in eng.deck
     assert event_card("rent_increase") in eng.deck
 
@@ -165,5 +171,16 @@ def test_drawn_events_are_not_resolved_again_at_accounting():
     eng.events_today = [DATA.event_id("health_inspector")]
     eng.phase = "closed"
     eng.income = 100
-    eng.accounting()
+    daily_accounting.accounting(eng)
     assert eng.ing_level == [1 if h >= 0 else 0 for h in eng.ing_holder]
+
+
+def test_event_cost_measurement_runs_and_forces_only_the_named_card():
+    from envs.wok_star.rules import events
+
+    rows = events.measure(games=2, keys=["rent_increase"])
+    assert [r["event"] for r in rows] == ["none", "rent_increase"] and all(r["games"] == 2 for r in rows)
+    assert "Rent Increase" in events.table(rows)
+    out = events.play_forced("rent_increase", 0)
+    assert out["days_completed"] >= 1 and set(out["events_seen"]) == {"rent_increase"}
+    assert events.play_forced(None, 0)["events_seen"] == []

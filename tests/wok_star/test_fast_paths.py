@@ -7,9 +7,10 @@ import pytest
 
 from envs import wok_star_v0
 from envs.wok_star.cards import EVENT_CARD_BASE
-from envs.wok_star.mask_tables import (area_positive, blank_masks, combos_feasible, cube_moves_all, cube_moves_legal,
+from envs.wok_star.legality import (area_positive, blank_masks, combos_feasible, cube_moves_all, cube_moves_legal,
                                       dice_gather, dice_gathers, method_fits, prepare_legal, prepare_row,
                                       substitutions_legal)
+from envs.wok_star.rules import next_day_prep
 from tests.wok_star.helpers import DATA, open_table
 from tests.wok_star.reference_encoding import ReferenceEncoder
 
@@ -88,7 +89,7 @@ def test_frame_cache_follows_state_changes_made_through_the_engine():
     change(lambda: setattr(eng, "deck", eng.deck[:-4]), "deck")
     change(lambda: setattr(eng, "income", eng.income + 9), "income")
     eng.income = 40
-    eng.start_prep()
+    next_day_prep.start_prep(eng)
     eng.invalidate_masks()
     _assert_matches_reference(env, ref)
     change(lambda: setattr(eng, "passes", eng.passes + 1), "passes")

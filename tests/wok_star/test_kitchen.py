@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import numpy as np
 
+from envs.wok_star.rules import daily_accounting
 from tests.wok_star.helpers import a, engine, give_recipe, ing, legal, open_table, regular, step
 
 
@@ -196,7 +197,7 @@ def test_taken_dice_stay_with_the_taker_and_return_to_owners_at_accounting():
     step(eng, {1: ("wash", {})})
     step(eng)
     assert eng.area_counts()[0, 6 + 4] == 1  # the taken 5 stays unused in chef_0's area
-    eng.gather_dice()
+    daily_accounting.gather_dice(eng)
     assert all(eng.die_holder[d] == d // 5 for d in range(15))
 
 
@@ -227,3 +228,19 @@ def test_a_die_prepared_and_rotated_in_the_same_tick_is_used_once():
         else:  # turned first: the 2+4 no longer exists
             assert e.ing_level[ing("pork")] == 1 and sorted(e.die_pip[0:2]) == [2, 5] and e.hustle == 0
     assert seen == {"chef_0", "chef_1"}
+
+
+def test_washes_per_day_are_read_from_the_data(monkeypatch):
+    """v1: "2 washes a day" is the data's ``washes_per_day``; with 3 a third wash is allowed."""
+    from tests.wok_star.helpers import engine_with_data, open_table, patched_data
+
+    eng = engine_with_data(monkeypatch, patched_data(components={"washes_per_day": 3}), players=3)
+    open_table(eng, dice={0: [1]})
+    eng.die_pip[1] = 0  # a dirty die
+    eng.washes = 2
+    eng.invalidate_masks()
+    assert eng.action_mask("chef_0")[eng.actions.index("wash")]
+    eng.washes = 3
+    eng.invalidate_masks()
+    assert not eng.action_mask("chef_0")[eng.actions.index("wash")]
+    assert "3 washes" in eng.why_illegal("chef_0", eng.actions.index("wash"))

@@ -46,7 +46,7 @@ def test_lily_restarts_a_timer_with_full_sand():
     eng = _with(["lily", "chris", "mama"], timers=(0, 4))
     assert legal(eng, 0, "lily_restart", timer="low")
     step(eng, {0: ("lily_restart", {"timer": "low"})})
-    assert eng.timers == [eng.T - 1, 3] and eng.power_used[0]
+    assert eng.timers == [eng.T, 3] and eng.power_used[0]  # full sand, running from the next tick
     assert not legal(eng, 0, "lily_restart", timer="low")
     assert "already used" in eng.why_illegal("chef_0", a(eng, "lily_restart", timer="low"))
 
@@ -105,3 +105,23 @@ def test_timer_powers_only_while_the_timers_run(name, params):
     eng.invalidate_masks()
     assert not legal(eng, 0, name, **params)
     assert "only in phase open" in eng.why_illegal("chef_0", a(eng, name, **params))
+
+
+def test_grandpa_substitutes_as_many_rows_as_his_card_says(monkeypatch):
+    """v1: Grandpa's ``amount`` comes from the data (v0 moved 1 row whatever the card said)."""
+    from tests.wok_star.helpers import engine_with_data, patched_data
+
+    eng = engine_with_data(monkeypatch, patched_data(characters={"grandpa": 2}), players=3, powers=True)
+    eng.character = [DATA.character_id(c) for c in ("chris", "grandpa", "mama")]
+    r = next(r for r, h in enumerate(eng.recipe_holder) if h >= 0)
+    open_table(eng, deck=[regular(DATA.recipes[r].key, 1)])
+    live = [i for i, h in enumerate(eng.ing_holder) if h >= 0]
+    x, y, z = live[0], live[1], live[2]
+    eng.ing_level[x], eng.ing_level[y], eng.ing_level[z] = 3, 0, 1
+    eng.invalidate_masks()
+    key = DATA.ingredients
+    assert not legal(eng, 1, "grandpa_substitute", swap=f"{key[z].key}>{key[y].key}")  # row 1 cannot give 2
+    assert "substitutes 2 rows" in eng.why_illegal("chef_1", a(eng, "grandpa_substitute",
+                                                                swap=f"{key[z].key}>{key[y].key}"))
+    step(eng, {1: ("grandpa_substitute", {"swap": f"{key[x].key}>{key[y].key}"})})
+    assert (eng.ing_level[x], eng.ing_level[y]) == (1, 2) and eng.power_used[1]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
+from envs.wok_star.rules import daily_accounting, next_day_prep
 from tests.wok_star.helpers import DATA, a, engine, legal, step
 
 
 def _prep(money=40, players=3, seed=0, **kw):
     eng = engine(seed, players=players, **kw)
     eng.income = money
-    eng.start_prep()
+    next_day_prep.start_prep(eng)
     eng.invalidate_masks()
     return eng
 
@@ -95,7 +96,7 @@ def test_prep_ends_at_once_when_nothing_can_be_bought():
     eng = _prep(money=1)
     eng.coupons = []
     eng.invalidate_masks()
-    eng._end_prep_if_nothing_to_buy()
+    next_day_prep.end_prep_if_nothing_to_buy(eng)
     assert eng.phase == "open" and eng.day == 2
 
 
@@ -103,7 +104,7 @@ def test_powers_flip_back_at_next_day_prep():
     eng = engine(0, players=3, powers=True)
     eng.power_used = [True, True, False]
     eng.income = 20
-    eng.start_prep()
+    next_day_prep.start_prep(eng)
     assert eng.power_used == [False, False, False]
 
 
@@ -111,11 +112,11 @@ def test_new_day_adds_two_new_events_to_the_undrawn_ones():
     eng = engine(3, players=3, events=True)
     eng.phase = "closed"
     eng.income = 999
-    eng.accounting()
+    daily_accounting.accounting(eng)
     undrawn = sum(1 for c in eng.deck if c >= 60)
     pile = len(eng.event_pile)
     assert eng.phase == "goal_cubes"
     step(eng)
-    eng.end_prep()
+    next_day_prep.end_prep(eng)
     assert eng.day == 2 and len(eng.event_pile) == pile - 2
     assert sum(1 for c in eng.deck + [eng.current] if c >= 60) == undrawn + 2

@@ -49,15 +49,15 @@ def test_only_the_recipe_holder_serves_and_never_from_row_zero():
 
 def test_timers_run_one_tick_per_step_and_flip_leaves_full_minus_remaining():
     eng = _kitchen(current=regular("fried_rice"), deck=[regular("lo_mein"), regular("egg_rolls")],
-                   levels={"rice": 3, "egg": 3}, timers=(12, 21))
+                   levels={"rice": 3, "egg": 3}, timers=(12, 22))
     step(eng)
-    assert eng.timers == [11, 20]
-    step(eng, {0: ("serve", {"flip": "low"})})  # the 11 flips to 30 - 11 = 19, then a tick runs
-    assert eng.timers == [eng.T - 11 - 1, 19]
+    assert eng.timers == [11, 21]
+    step(eng, {0: ("serve", {"flip": "low"})})  # the 11 flips to 30 - 11 = 19 and starts to run next tick
+    assert eng.timers == [eng.T - 11, 20]
     eng.current = regular("fried_rice", 1)
     eng.invalidate_masks()
-    step(eng, {0: ("serve", {"flip": "high"})})  # (18, 19): the high one (19) flips to 11
-    assert eng.timers == [17, eng.T - 19 - 1]
+    step(eng, {0: ("serve", {"flip": "high"})})  # (19, 20): the high one (20) flips to 10
+    assert eng.timers == [18, eng.T - 20]
 
 
 def test_first_serve_flips_the_second_empty_timer():
@@ -73,7 +73,26 @@ def test_first_serve_flips_the_second_empty_timer():
     for _ in range(5):
         step(eng)
     step(eng, {holder: ("serve", {"flip": "low"})})
-    assert eng.timers == [eng.T - 6, eng.T - 1]
+    assert eng.timers == [eng.T - 6, eng.T]
+
+
+def test_a_customer_revealed_by_a_serve_gets_exactly_the_timers_full_sand():
+    """v1: the flipped timer's sand starts to run in the tick after the serve, so the next customer
+    is on time for exactly T ticks (v0 gave T - 1)."""
+    eng = _kitchen(current=regular("fried_rice"), deck=[regular("fried_rice", 2), regular("fried_rice", 1)],
+                   levels={"rice": 5, "egg": 5}, timers=(1, 0))
+    step(eng, {0: ("serve", {"flip": "low"})})  # the empty timer flips to T; the other runs out
+    assert eng.current == regular("fried_rice", 1) and eng.timers == [0, eng.T]
+    for _ in range(eng.T - 1):
+        step(eng)
+    assert eng.timers == [0, 1]  # T - 1 ticks waited: the T-th tick is still on time
+    probe = eng.clone()
+    step(probe, {0: ("serve", {"flip": "low"})})
+    assert probe.served[0][-1] == [regular("fried_rice", 1), 0]
+    step(eng)  # the T-th tick runs out
+    assert eng.timers == [0, 0]
+    step(eng, {0: ("serve", {"flip": "low"})})
+    assert eng.served[0][-1] == [regular("fried_rice", 1), 1]  # after T ticks: late
 
 
 def test_no_serving_while_the_timers_are_stopped_for_washing():

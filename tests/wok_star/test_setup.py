@@ -5,6 +5,7 @@ from __future__ import annotations
 import pytest
 
 from envs.wok_star.cards import is_event_card
+from envs.wok_star.rules import next_day_prep, setup
 from tests.wok_star.helpers import DATA, a, config, engine, step
 from envs.wok_star.engine import WokStarEngine
 
@@ -48,7 +49,7 @@ def test_two_player_setup_removes_31_recipes_and_gives_one_player_3_dice():
 def test_two_player_offers_never_include_31_recipes():
     eng = engine(1, players=2)
     eng.income = 40
-    eng.start_prep()
+    next_day_prep.start_prep(eng)
     assert eng.offers and all(DATA.recipes[r].price != 31 for r in eng.offers)
 
 
@@ -133,10 +134,10 @@ def test_pro_tip_gives_a_card_to_a_chef_who_does_not_need_it_with_fewest_cards()
     eng.ing_holder[ing("rice")] = -1
     eng.pending = [ing("rice")]
     # rice: chef_0 needs it; chef_1 (1 card? no: 0 cards) and chef_2 (1 card) do not -> chef_1
-    assert eng.pro_tip_holder(ing("rice"), setup=False) == 1
+    assert setup.pro_tip_holder(eng, ing("rice"), setup=False) == 1
     eng.ing_holder[ing("bok_choy")] = 1
     eng.ing_holder[ing("beef")] = 1
-    assert eng.pro_tip_holder(ing("rice"), setup=False) == 2
+    assert setup.pro_tip_holder(eng, ing("rice"), setup=False) == 2
 
 
 def test_auto_third_die_goes_to_the_chef_with_more_ingredient_cards():
@@ -153,3 +154,22 @@ def test_the_default_truncation_is_the_documented_bound():
         env = wok_star_v0.parallel_env(**kw)
         assert env.max_ticks == wok_star_v0.max_episode_steps(**kw)
     assert wok_star_v0.max_episode_steps(players=4, events=True) > wok_star_v0.max_episode_steps(players=4)
+
+
+@pytest.mark.parametrize("key, value", [("goal_cubes", 3), ("two_player_third_die_pool", 4),
+                                        ("ingredient_start_row", 2), ("open_methods", 3)])
+def test_setup_constants_are_read_from_the_data(monkeypatch, key, value):
+    """v1: the rulebook's setup constants (4 goal cubes, 3 dice for one of 2 players, tokens on row 1,
+    2 open methods) are data: changing the value in the data changes the rule."""
+    from tests.wok_star.helpers import engine_with_data, patched_data
+
+    eng = engine_with_data(monkeypatch, patched_data(components={key: value}), players=2)
+    live = [i for i, h in enumerate(eng.ing_holder) if h >= 0]
+    if key == "goal_cubes":
+        assert eng.goal_cubes == [True] * 3
+    elif key == "two_player_third_die_pool":
+        assert sorted(eng.pool) == [2, 4] and sum(1 for p in eng.die_pip if p > 0) == 6
+    elif key == "ingredient_start_row":
+        assert all(eng.ing_level[i] == 2 for i in live)
+    else:
+        assert all(eng.ing_unlocked[i] == 3 for i in live)

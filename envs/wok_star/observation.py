@@ -245,7 +245,7 @@ class FramePlan:
             v[self.o_decider + turn] = 1
             if turn == 0:
                 v[self.o_my_decision] = 1
-        v[self.o_cubes_passed] = eng.cubes_passed / 4
+        v[self.o_cubes_passed] = eng.cubes_passed / eng.data.components["goal_cubes"]
         v[self.o_income] = max(0, eng.income) / 100
         v[self.o_money] = eng.money / 100
         t0, t1 = eng.timers
@@ -253,7 +253,8 @@ class FramePlan:
         v[self.o_timers] = lo / eng.T
         v[self.o_timers + 1] = hi / eng.T
         v[self.o_late] = eng.late_ticks / eng.P
-        v[self.o_washes_left] = (2 - eng.washes) / 2
+        washes = eng.data.components["washes_per_day"]
+        v[self.o_washes_left] = (washes - eng.washes) / washes
         v[self.o_first_served] = float(eng.first_served)
         v[self.o_hustle] = eng.hustle / 25
         v[self.o_hustle_supply] = eng.hustle_supply / 25
