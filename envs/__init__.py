@@ -1,9 +1,9 @@
 """Kitchen Arena: PettingZoo environments of cooking board games.
 
-    from envs import wok_star_v0
-    env = wok_star_v0.parallel_env(players=3)      # ParallelEnv
-    aec = wok_star_v0.env(players=3)               # AEC form
-    wok_star_v0.raw_env                            # the unwrapped class
+    from envs import wok_star_v1
+    env = wok_star_v1.parallel_env(players=3)      # ParallelEnv
+    aec = wok_star_v1.env(players=3)               # AEC form
+    wok_star_v1.raw_env                            # the unwrapped class
 
 The registry below lists every environment and, per environment, the
 configurations the test suite and the benchmark cover. Each game module
@@ -24,7 +24,7 @@ from typing import Any
 __version__ = "0.1.0"
 
 #: Every environment of the project, in the order the docs list them.
-ENV_IDS: tuple[str, ...] = ("wok_star_v0", "frying_master_v0", "waroong_wars_v0")
+ENV_IDS: tuple[str, ...] = ("wok_star_v1", "frying_master_v1", "waroong_wars_v1")
 
 
 @dataclass(frozen=True)

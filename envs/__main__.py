@@ -1,7 +1,7 @@
 """``python -m envs``: the registry as JSON (env ids, summaries, configurations).
 
     python -m envs                 # every env and every configuration the tests cover
-    python -m envs --env wok_star_v0
+    python -m envs --env wok_star_v1
 """
 
 from __future__ import annotations

@@ -23,7 +23,7 @@ from envs.core.seeding import make_rng
 
 
 def _small_config() -> envs.EnvConfiguration:
-    return envs.test_configurations("wok_star_v0")[0]
+    return envs.test_configurations("wok_star_v1")[0]
 
 
 def _manual_play(cfg, games: int, seed: int) -> tuple[int, int]:
@@ -186,7 +186,7 @@ MACHINE_KEYS = {"cpu", "cores", "usable_cores", "platform", "python", "implement
 def test_json_of_a_tiny_run_has_the_documented_keys(tmp_path):
     path = tmp_path / "bench.json"
     lines: list[str] = []
-    assert cli.main(["--env", "wok_star_v0", "--first", "1", "--games", "1", "--repeats", "1", "--json", str(path)],
+    assert cli.main(["--env", "wok_star_v1", "--first", "1", "--games", "1", "--repeats", "1", "--json", str(path)],
                     out=lines.append) == 0
     doc = json.loads(path.read_text())
     assert set(doc) == JSON_KEYS and doc["schema"] == "kitchen-arena-bench/1"
@@ -212,7 +212,7 @@ def _hide_pygame(monkeypatch):
 def test_peers_without_pygame_fail_first_with_the_install_hint(monkeypatch, capsys):
     _hide_pygame(monkeypatch)
     lines: list[str] = []
-    assert cli.main(["--peers", "--env", "wok_star_v0", "--first", "1", "--games", "1", "--repeats", "1"],
+    assert cli.main(["--peers", "--env", "wok_star_v1", "--first", "1", "--games", "1", "--repeats", "1"],
                     out=lines.append) == 2
     err = capsys.readouterr().err
     assert 'pip install -e ".[bench]"' in err and "pygame is not installed" in err
@@ -234,7 +234,7 @@ def test_peer_drivers_count_steps():
 
 def test_training_messages(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "training.throughput", None)
-    assert cli.main(["--training", "--env", "wok_star_v0", "--first", "1"], out=lambda s="": None) == 2
+    assert cli.main(["--training", "--env", "wok_star_v1", "--first", "1"], out=lambda s="": None) == 2
     assert "training/throughput.py" in capsys.readouterr().err
     assert 'pip install -e ".[train]"' in explain(ModuleNotFoundError("No module named 'torch'", name="torch"))
 

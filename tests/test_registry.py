@@ -15,7 +15,7 @@ from envs.__main__ import registry
 def test_registry_lists_every_env_with_configurations_covering_player_counts():
     reg = registry()
     assert list(reg["envs"]) == list(envs.ENV_IDS)
-    expected_players = {"wok_star_v0": {2, 3, 4}, "frying_master_v0": {2, 3, 4}, "waroong_wars_v0": {3, 4, 5}}
+    expected_players = {"wok_star_v1": {2, 3, 4}, "frying_master_v1": {2, 3, 4}, "waroong_wars_v1": {3, 4, 5}}
     for env_id, entry in reg["envs"].items():
         players = {c.get("players") for c in entry["configurations"]}
         assert players == expected_players[env_id], env_id
@@ -25,9 +25,9 @@ def test_registry_lists_every_env_with_configurations_covering_player_counts():
 
 
 def test_registry_command_prints_json():
-    out = subprocess.run([sys.executable, "-m", "envs", "--env", "waroong_wars_v0"], capture_output=True, text=True, check=True)
+    out = subprocess.run([sys.executable, "-m", "envs", "--env", "waroong_wars_v1"], capture_output=True, text=True, check=True)
     data = json.loads(out.stdout)
-    assert "players" in data["envs"]["waroong_wars_v0"]["options"]
+    assert "players" in data["envs"]["waroong_wars_v1"]["options"]
 
 
 def test_unknown_env_id_is_a_clear_error():

@@ -334,8 +334,25 @@ def read_metadata(directory: str | Path) -> dict:
     missing = [k for k in REQUIRED_FIELDS if k not in meta]
     if missing:
         raise CheckpointError(f"checkpoint {str(d)!r}: metadata lacks {missing}")
+    check_env_version(meta, f"checkpoint {str(d)!r}")
     _check_structure(d, meta)
     return meta
+
+
+def check_env_version(meta: dict, where: str) -> None:
+    """CheckpointError if ``meta`` was trained for a version of an env that this release replaced
+    (``wok_star_v0`` when the registry has ``wok_star_v1``): behaviour or spaces changed, so the
+    policy is refused with the version it was trained for and the one to retrain on."""
+    env_id = meta.get("env_id")
+    if not isinstance(env_id, str) or env_id in envs.ENV_IDS:
+        return
+    game, _, version = env_id.rpartition("_v")
+    now = [e for e in envs.ENV_IDS if e.rpartition("_v")[0] == game] if game and version.isdigit() else []
+    if now:
+        raise CheckpointError(
+            f"{where} was trained for {env_id}, a version this release no longer has: it has {now[0]} "
+            f"(the rules, observation or actions changed; see docs/{game}.md, 'Changes in v{now[0].rpartition('_v')[2]}'); "
+            f"retrain it on {now[0]}, e.g. python -m training train --config configs/{game}_full.yaml")
 
 
 def _verify_one(d: Path, what: str, name: str, recorded: str) -> Path:

@@ -46,7 +46,7 @@ SCHEMA = Section("config", {
                 "run name: the checkpoint goes to output.checkpoints/GAME/NAME/, TensorBoard logs to output.runs/GAME/NAME/"),
     "description": Key(Text(allow_none=True), None, "free text, copied into the checkpoint's metadata"),
     "env": Key(Section("env", {
-        "id": Key(Text(description="a registered env id (envs.ENV_IDS)"), "wok_star_v0", "environment id"),
+        "id": Key(Text(description="a registered env id (envs.ENV_IDS)"), "wok_star_v1", "environment id"),
         "options": Key(AnyMapping("a mapping of the env's keyword options (validated by the env)"), {},
                        "keyword options of the env (players, difficulty, ...); see docs/<game>.md"),
     }), None, ""),

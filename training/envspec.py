@@ -86,7 +86,7 @@ class EnvSpec:
 
     @property
     def game(self) -> str:
-        """The game's name without the version suffix (``wok_star_v0`` -> ``wok_star``)."""
+        """The game's name without the version suffix (``wok_star_v1`` -> ``wok_star``)."""
         base, _, ver = self.env_id.rpartition("_v")
         return base if base and ver.isdigit() else self.env_id
 

@@ -29,7 +29,7 @@ from typing import Callable
 import numpy as np
 
 CONFIG_DIR = Path(__file__).resolve().parent.parent / "configs"
-GAMES = ("wok_star_v0", "frying_master_v0", "waroong_wars_v0")
+GAMES = ("wok_star_v1", "frying_master_v1", "waroong_wars_v1")
 SETTINGS = {"n_steps": 128, "n_envs": 16, "net_arch": [64, 64], "rollouts": 4}
 QUICK_SETTINGS = {"n_steps": 32, "n_envs": 4, "net_arch": [32, 32], "rollouts": 2}
 
@@ -89,7 +89,7 @@ def bridge_fps(env_id: str, s: dict, workers: int = 1) -> tuple[float, int, int]
     from training.trainer import plan_run
     from training.vec_env import MultiAgentVecEnv
 
-    game = env_id.removesuffix("_v0")
+    game = env_id.rsplit("_v", 1)[0]
     cfg = load_config(CONFIG_DIR / f"{game}_quick.yaml")
     plan = plan_run(cfg)
     copies = max(1, s["n_envs"] // plan.learners)

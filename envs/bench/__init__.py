@@ -1,7 +1,7 @@
 """Benchmark: seeded random legal play of every env and configuration, with PettingZoo peers.
 
     python -m envs.bench                          # every env, every configuration (about a minute)
-    python -m envs.bench --env wok_star_v0 --first 4 --games 5 --repeats 5
+    python -m envs.bench --env wok_star_v1 --first 4 --games 5 --repeats 5
     python -m envs.bench --all --json bench.json  # peers, vector env, training, scaling
     taskset -c 0 python -m envs.bench --peers     # pinned to one core (Linux)
 

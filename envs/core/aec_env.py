@@ -1,6 +1,6 @@
 """The native PettingZoo ``AECEnv`` of every game: agents submit one at a time.
 
-``<game>_v0.env(**options)`` is this class over the game's engine (through the
+``<game>_vN.env(**options)`` is this class over the game's engine (through the
 game's :class:`~envs.core.tick_env.TickParallelEnv`, which it owns), wrapped
 only in PettingZoo's ``OrderEnforcingWrapper``. It is not PettingZoo's
 ``parallel_to_aec`` conversion:

@@ -1,6 +1,6 @@
 """PettingZoo-family entry points for a game.
 
-Each ``envs/<game>_v0.py`` does::
+Each ``envs/<game>_vN.py`` does::
 
     raw_env = WokStarEnv                         # the unwrapped ParallelEnv class
     env, parallel_env = make_entry_points(raw_env, WokStarAECEnv)

@@ -7,5 +7,5 @@ tick loop), ``rules/`` (one module per rulebook section: ``setup``,
 ``legality`` (masks, ``why_illegal``), ``public`` (what one chef sees),
 ``observation`` (the incremental public frame), ``encoding`` (layouts and
 the encoder), ``snapshot`` (snapshot checks), ``heuristic``, ``render``,
-``env`` (the PettingZoo adapter). Entry points live in ``envs.frying_master_v0``.
+``env`` (the PettingZoo adapter). Entry points live in ``envs.frying_master_v1``.
 """

@@ -14,7 +14,7 @@ from envs.frying_master.rules.end_of_round import match_tick_bound
 class FryingMasterEnv(TickParallelEnv):
     """Frying Master for 2-4 chefs; one step is one tick of table time."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "frying_master_v0", "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "human"], "name": "frying_master_v1", "is_parallelizable": True}
     engine_cls = FryingMasterEngine
     encoder_cls = FryingMasterEncoder
     game_options = GAME_OPTIONS
@@ -29,7 +29,7 @@ class FryingMasterEnv(TickParallelEnv):
 
 
 class FryingMasterAECEnv(TickAECEnv):
-    """The native AEC form of :class:`FryingMasterEnv` (``frying_master_v0.env()``); see :mod:`envs.core.aec_env`."""
+    """The native AEC form of :class:`FryingMasterEnv` (``frying_master_v1.env()``); see :mod:`envs.core.aec_env`."""
 
     parallel_cls = FryingMasterEnv
     metadata = FryingMasterEnv.metadata

@@ -25,7 +25,7 @@ SERVE_RULES: tuple[str, ...] = ("order_size", "any_food")
 #: ``mode`` values: "drawn", then every Stir-Fry Mode of the data.
 MODE_CHOICES: tuple[str, ...] = ("drawn",) + catalog().mode_ids
 
-GAME_OPTIONS = ConfigSpec("frying_master_v0", [
+GAME_OPTIONS = ConfigSpec("frying_master_v1", [
     Option("players", 3, "number of chefs (agents chef_0 .. chef_{n-1}, clockwise)", choices=PLAYER_COUNTS),
     Option("mode", "drawn",
            "'drawn': each round's Stir-Fry Mode is drawn from the plate backs (a mode not yet played this match); "

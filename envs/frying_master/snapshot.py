@@ -12,7 +12,7 @@ The rules, in the order they are checked:
 
 1. **Config**: exactly the engine's option keys (``players``, ``mode``;
    optionally ``teppanyaki``, ``serve_rule``, ``round_ticks``, ``round_shaping``,
-   ``seconds_per_tick``) with values ``frying_master_v0`` accepts.
+   ``seconds_per_tick``) with values ``frying_master_v1`` accepts.
 2. **Shape**: ``state`` has exactly :data:`STATE_KEYS`; every per-chef dict has
    exactly the agents as keys; every number is an int (never a bool or a
    float) in its range; every list has its length (18 foods, 4 categories,
@@ -139,7 +139,7 @@ _CONFIGS_OK: set[tuple] = set()  # configs already accepted, by (key, type, valu
 
 
 def check_config(config: Any, cat) -> None:
-    """The engine's part of the env config, as ``frying_master_v0`` accepts it."""
+    """The engine's part of the env config, as ``frying_master_v1`` accepts it."""
     key = None
     if type(config) is dict:
         key = tuple(sorted((k, type(x).__name__, x) for k, x in config.items() if type(k) is str))

@@ -168,7 +168,7 @@ def _env_creator(env_id: str, form: str, env_config: Mapping[str, Any]) -> Multi
 
 
 def env_name(env_id: str, form: str = "parallel") -> str:
-    """The ``register_env`` name of an env id and wrapper form, e.g. ``kitchen_arena/wok_star_v0/parallel``."""
+    """The ``register_env`` name of an env id and wrapper form, e.g. ``kitchen_arena/wok_star_v1/parallel``."""
     return f"kitchen_arena/{env_id}/{form}"
 
 

@@ -1,7 +1,7 @@
 """N games of one environment in one process, as stacked numpy arrays.
 
     from envs.vector import BatchedEnv
-    venv = BatchedEnv("frying_master_v0", num_games=64, env_kwargs={"players": 3})
+    venv = BatchedEnv("frying_master_v1", num_games=64, env_kwargs={"players": 3})
     obs, masks, infos = venv.reset(seed=0)        # game i is seeded 0 + i
     while True:
         actions = my_policy(obs, masks)            # (N, P) ints, legal under masks

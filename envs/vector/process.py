@@ -1,7 +1,7 @@
 """The process-parallel form of :class:`~envs.vector.batched.BatchedEnv`.
 
     from envs.vector import ProcessBatchedEnv
-    with ProcessBatchedEnv("waroong_wars_v0", num_games=64, workers=2) as venv:
+    with ProcessBatchedEnv("waroong_wars_v1", num_games=64, workers=2) as venv:
         obs, masks, infos = venv.reset(seed=0)
         obs, masks, rewards, terminated, truncated, infos = venv.step(actions)
 

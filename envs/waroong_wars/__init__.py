@@ -8,5 +8,5 @@ flat action table), ``engine`` (state, setup, the step loop, snapshots),
 see), ``observation`` (the fast observation path), ``encoding`` (the
 observation layout and encoder), ``snapshot`` (snapshot checks),
 ``heuristic``, ``render`` and ``env`` (the PettingZoo adapter). The entry
-point is :mod:`envs.waroong_wars_v0`.
+point is :mod:`envs.waroong_wars_v1`.
 """

@@ -31,7 +31,7 @@ def max_steps_bound(players: int, round_limit: int, menu_deck_size: int) -> int:
 
 
 class WaroongWarsEnv(TickParallelEnv):
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "waroong_wars_v0", "is_parallelizable": True}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "waroong_wars_v1", "is_parallelizable": True}
     engine_cls = WaroongEngine
     encoder_cls = WaroongEncoder
     game_options = GAME_OPTIONS
@@ -55,7 +55,7 @@ class WaroongWarsEnv(TickParallelEnv):
 
 
 class WaroongWarsAECEnv(TickAECEnv):
-    """The native AEC form of :class:`WaroongWarsEnv` (``waroong_wars_v0.env()``); see :mod:`envs.core.aec_env`."""
+    """The native AEC form of :class:`WaroongWarsEnv` (``waroong_wars_v1.env()``); see :mod:`envs.core.aec_env`."""
 
     parallel_cls = WaroongWarsEnv
     metadata = WaroongWarsEnv.metadata

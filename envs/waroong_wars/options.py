@@ -19,7 +19,7 @@ DEFAULT_ROUND_LIMIT = 20
 VIEWERS = ("all", "none") + tuple(f"player_{i}" for i in range(max(PLAYER_COUNTS)))
 
 GAME_OPTIONS = ConfigSpec(
-    "waroong_wars_v0",
+    "waroong_wars_v1",
     [
         Option("players", 4, "number of chefs (the rulebook's 3-5); sets the menu deck to 18/24/30 cards",
                choices=PLAYER_COUNTS),
@@ -54,13 +54,13 @@ def check_variants(config: Mapping[str, Any]) -> None:
     """Raise ConfigError for a combination of options that the rules exclude."""
     if config.get("plain_mode") and config.get("character_mode"):
         raise ConfigError(
-            "waroong_wars_v0: plain_mode=True plays without characters and customers, so it cannot be combined "
+            "waroong_wars_v1: plain_mode=True plays without characters and customers, so it cannot be combined "
             "with character_mode=True; valid: plain_mode alone, character_mode alone, or neither "
             "(no_memory_chef and constraint_mode combine with all of them)")
     viewer = config.get("render_viewer", "all")
     if viewer.startswith("player_") and int(viewer.split("_")[1]) >= int(config.get("players", 4)):
         raise ConfigError(
-            f"waroong_wars_v0: render_viewer={viewer!r} is not at this table; allowed: 'all', 'none' or "
+            f"waroong_wars_v1: render_viewer={viewer!r} is not at this table; allowed: 'all', 'none' or "
             f"player_0..player_{int(config.get('players', 4)) - 1}")
 
 

@@ -16,7 +16,7 @@ class WokStarEnv(TickParallelEnv):
     ``docs/wok_star.md`` for the rules table, observation and actions.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "wok_star_v0", "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "human"], "name": "wok_star_v1", "is_parallelizable": True}
     engine_cls = WokStarEngine
     encoder_cls = WokStarEncoder
     game_options = GAME_OPTIONS
@@ -32,7 +32,7 @@ class WokStarEnv(TickParallelEnv):
 
 
 class WokStarAECEnv(TickAECEnv):
-    """The native AEC form of :class:`WokStarEnv` (``wok_star_v0.env()``); see :mod:`envs.core.aec_env`."""
+    """The native AEC form of :class:`WokStarEnv` (``wok_star_v1.env()``); see :mod:`envs.core.aec_env`."""
 
     parallel_cls = WokStarEnv
     metadata = WokStarEnv.metadata

@@ -16,7 +16,7 @@ PLAYERS = (2, 3, 4)
 DIFFICULTIES = ("mild", "medium", "extra_spicy")
 
 GAME_OPTIONS = ConfigSpec(
-    "wok_star_v0",
+    "wok_star_v1",
     [
         Option("players", 3, "number of chefs (agents chef_0 ... chef_{n-1})", choices=PLAYERS),
         Option("difficulty", "mild", "Income Goal table row: 'mild', 'medium' or 'extra_spicy' "

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from envs import frying_master_v0
+from envs import frying_master_v1
 from envs.core.errors import ConfigError, IllegalActionError, SnapshotError
 from envs.core.play import play_episode
 from envs.frying_master.engine import FryingMasterEngine
@@ -18,7 +18,7 @@ def test_agents_and_spaces_per_player_count_and_spatulas():
     sizes = {}
     for players in (2, 3, 4):
         for mode in ("mixed", "drawn"):
-            env = frying_master_v0.parallel_env(players=players, mode=mode)
+            env = frying_master_v1.parallel_env(players=players, mode=mode)
             assert env.possible_agents == [f"chef_{i}" for i in range(players)]
             sizes[(players, mode)] = (env.encoder.layout.size, env.action_space("chef_0").n)
     assert sizes[(2, "mixed")][1] == 30 and sizes[(2, "drawn")][1] == 55  # one vs two spatulas in the table
@@ -27,17 +27,17 @@ def test_agents_and_spaces_per_player_count_and_spatulas():
 
 def test_bad_options_say_what_is_allowed():
     with pytest.raises(ConfigError, match=r"players=5 .*one of 2, 3, 4"):
-        frying_master_v0.parallel_env(players=5)
+        frying_master_v1.parallel_env(players=5)
     with pytest.raises(ConfigError, match=r"mode='sweet' .*'drawn', 'casual'"):
-        frying_master_v0.parallel_env(mode="sweet")
+        frying_master_v1.parallel_env(mode="sweet")
     with pytest.raises(ConfigError, match="round_ticks"):
-        frying_master_v0.parallel_env(round_ticks=5)
+        frying_master_v1.parallel_env(round_ticks=5)
     with pytest.raises(ConfigError, match="unknown option"):
-        frying_master_v0.parallel_env(spatulas=2)
+        frying_master_v1.parallel_env(spatulas=2)
 
 
 def test_illegal_action_error_names_the_reason_and_changes_nothing():
-    env = frying_master_v0.parallel_env(players=2, mode="mixed")
+    env = frying_master_v1.parallel_env(players=2, mode="mixed")
     env.reset(seed=0)
     eng = env.unwrapped.engine
     chooser = eng.choose_queue[0]
@@ -50,7 +50,7 @@ def test_illegal_action_error_names_the_reason_and_changes_nothing():
 
 
 def test_noop_mode_replaces_an_illegal_action_and_flags_it():
-    env = frying_master_v0.parallel_env(players=2, mode="mixed", illegal_action="noop")
+    env = frying_master_v1.parallel_env(players=2, mode="mixed", illegal_action="noop")
     env.reset(seed=0)
     eng = env.unwrapped.engine
     chooser = eng.choose_queue[0]
@@ -61,7 +61,7 @@ def test_noop_mode_replaces_an_illegal_action_and_flags_it():
 
 
 def test_snapshot_round_trip_continues_identically():
-    env = frying_master_v0.parallel_env(players=3, mode="drawn")
+    env = frying_master_v1.parallel_env(players=3, mode="drawn")
     env.reset(seed=8)
     rng = np.random.default_rng(0)
 
@@ -71,7 +71,7 @@ def test_snapshot_round_trip_continues_identically():
     for _ in range(30):
         env.step(joint(env))
     snap = json.loads(json.dumps(env.snapshot()))
-    twin = frying_master_v0.parallel_env(players=3, mode="drawn")
+    twin = frying_master_v1.parallel_env(players=3, mode="drawn")
     twin.reset(options={"snapshot": snap})
     for _ in range(40):
         j = joint(env)
@@ -83,7 +83,7 @@ def test_snapshot_round_trip_continues_identically():
 
 
 def test_corrupt_snapshot_raises_and_keeps_the_game():
-    env = frying_master_v0.parallel_env(players=2, mode="mixed")
+    env = frying_master_v1.parallel_env(players=2, mode="mixed")
     env.reset(seed=1)
     good = env.snapshot()
     bad = json.loads(json.dumps(good))
@@ -95,14 +95,14 @@ def test_corrupt_snapshot_raises_and_keeps_the_game():
     with pytest.raises(SnapshotError, match="another category"):
         env.restore(bad)
     assert env.snapshot() == good
-    other = frying_master_v0.parallel_env(players=2, mode="casual")
+    other = frying_master_v1.parallel_env(players=2, mode="casual")
     other.reset(seed=1)
     with pytest.raises(SnapshotError, match="mode"):
         env.restore(other.snapshot())
 
 
 def test_render_shows_table_piles_plates_spatulas_and_scores():
-    env = frying_master_v0.parallel_env(players=3, mode="mixed", render_mode="ansi")
+    env = frying_master_v1.parallel_env(players=3, mode="mixed", render_mode="ansi")
     env.reset(seed=2)
     text = env.render()
     for word in ("Mixed Fry", "table", "face-down", "pile A", "pile B", "chef_0", "chef_2", "spatula", "gold"):
@@ -117,19 +117,19 @@ def test_render_shows_table_piles_plates_spatulas_and_scores():
 
 
 def test_max_episode_steps_is_the_documented_formula():
-    assert frying_master_v0.max_episode_steps(players=2) == 3 * (2 + 150 + 3)
-    assert frying_master_v0.max_episode_steps(players=4, round_ticks=60, seconds_per_tick=0.5) == 5 * (4 + 60 + 6)
-    env = frying_master_v0.parallel_env(players=4)
-    assert env.max_ticks == frying_master_v0.max_episode_steps(players=4)
+    assert frying_master_v1.max_episode_steps(players=2) == 3 * (2 + 150 + 3)
+    assert frying_master_v1.max_episode_steps(players=4, round_ticks=60, seconds_per_tick=0.5) == 5 * (4 + 60 + 6)
+    env = frying_master_v1.parallel_env(players=4)
+    assert env.max_ticks == frying_master_v1.max_episode_steps(players=4)
 
 
 def test_heuristic_matches_end_within_the_bound_and_report_an_outcome():
     for players in (2, 3, 4):
-        env = frying_master_v0.parallel_env(players=players, mode="drawn")
-        pol = frying_master_v0.HeuristicPolicy()
+        env = frying_master_v1.parallel_env(players=players, mode="drawn")
+        pol = frying_master_v1.HeuristicPolicy()
         r = play_episode(env, {a: pol for a in env.possible_agents}, seed=players)
         assert r.terminated and not r.truncated
-        assert r.steps <= frying_master_v0.max_episode_steps(players=players, mode="drawn")
+        assert r.steps <= frying_master_v1.max_episode_steps(players=players, mode="drawn")
         assert r.winners and set(r.outcome["scores"]) == set(env.possible_agents)
         assert all(r.outcome["scores"][w] == 2.0 for w in r.winners)
         assert r.outcome["rounds"] <= players + 1
@@ -137,8 +137,8 @@ def test_heuristic_matches_end_within_the_bound_and_report_an_outcome():
 
 def test_same_seed_same_actions_same_match():
     def run():
-        env = frying_master_v0.parallel_env(players=3, mode="drawn")
-        pol = frying_master_v0.HeuristicPolicy()
+        env = frying_master_v1.parallel_env(players=3, mode="drawn")
+        pol = frying_master_v1.HeuristicPolicy()
         r = play_episode(env, {a: pol for a in env.possible_agents}, seed=42)
         return r.steps, json.dumps(env.snapshot(), sort_keys=True)
 

@@ -20,7 +20,7 @@ import dataclasses
 import numpy as np
 import pytest
 
-from envs import frying_master_v0
+from envs import frying_master_v1
 from envs.frying_master.encoding import FryingMasterEncoder
 from envs.frying_master.legality import compute_mask, is_legal
 from envs.frying_master.public import PublicView, SeatView
@@ -33,7 +33,7 @@ CONFIGS = [dict(players=2, mode="drawn"), dict(players=4, mode="casual"), dict(p
 
 def _random_play(kw, seed, ticks):
     """Yield (env, engine) after every tick of seeded random legal play."""
-    env = frying_master_v0.parallel_env(**kw)
+    env = frying_master_v1.parallel_env(**kw)
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     for _ in range(ticks):
@@ -70,7 +70,7 @@ def test_incremental_observation_equals_the_reference(kw):
 
 
 def test_observation_follows_changes_made_outside_step():
-    env = frying_master_v0.parallel_env(players=3, mode="mixed")
+    env = frying_master_v1.parallel_env(players=3, mode="mixed")
     env.reset(seed=2)
     for _ in range(6):  # past the setup choices
         env.step({a: int(np.flatnonzero(env.observe(a)["action_mask"])[-1]) for a in env.agents})
@@ -99,7 +99,7 @@ def test_observation_follows_changes_made_outside_step():
 
 
 def test_observation_follows_a_switch_of_engine():
-    env = frying_master_v0.parallel_env(players=2, mode="drawn")
+    env = frying_master_v1.parallel_env(players=2, mode="drawn")
     env.reset(seed=0)
     first = env.observe("chef_1")["observation"]
     snap = env.snapshot()
@@ -119,7 +119,7 @@ def test_observation_follows_a_switch_of_engine():
 
 
 def test_observations_and_masks_are_fresh_arrays():
-    env = frying_master_v0.parallel_env(players=3, mode="drawn")
+    env = frying_master_v1.parallel_env(players=3, mode="drawn")
     obs, _ = env.reset(seed=4)
     kept = {a: {k: v.copy() for k, v in o.items()} for a, o in obs.items()}
     again = {a: env.observe(a) for a in env.agents}
@@ -139,7 +139,7 @@ def test_observations_and_masks_are_fresh_arrays():
 
 
 def test_fast_view_constructors_equal_the_dataclass_ones():
-    env = frying_master_v0.parallel_env(players=4, mode="preorder")
+    env = frying_master_v1.parallel_env(players=4, mode="preorder")
     env.reset(seed=5)
     view = env.unwrapped.engine.public_view("chef_0")
     for seat in view.seats:
@@ -187,7 +187,7 @@ def test_seat_views_are_reused_only_while_the_seat_is_unchanged(kw):
 
 
 def test_a_seat_changed_outside_step_is_rebuilt_after_invalidate_masks():
-    env = frying_master_v0.parallel_env(players=2, mode="mixed")
+    env = frying_master_v1.parallel_env(players=2, mode="mixed")
     env.reset(seed=1)
     eng = env.unwrapped.engine
     before = eng.public_view("chef_0")

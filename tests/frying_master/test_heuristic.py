@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs import frying_master_v0
+from envs import frying_master_v1
 from envs.core.engine import NOOP
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
@@ -92,7 +92,7 @@ def test_uses_the_free_hand_in_teppanyaki():
 def test_chooses_a_plate_at_setup_and_draws_when_without_an_order():
     eng = in_play()
     assert _decide(eng) in (act(eng, "draw", pile="A"), act(eng, "draw", pile="B"))
-    env = frying_master_v0.parallel_env(players=3, mode="mixed")
+    env = frying_master_v1.parallel_env(players=3, mode="mixed")
     env.reset(seed=0)
     eng = env.unwrapped.engine
     chooser = eng.choose_queue[0]
@@ -103,8 +103,8 @@ def test_chooses_a_plate_at_setup_and_draws_when_without_an_order():
 @pytest.mark.parametrize("kw", [dict(players=2, mode="drawn"), dict(players=3, mode="preorder"),
                                 dict(players=4, mode="teppanyaki"), dict(players=3, mode="casual", teppanyaki=True)])
 def test_plays_only_legal_actions_to_the_end(kw):
-    env = frying_master_v0.parallel_env(**kw)  # illegal_action="raise": an illegal action would raise
-    pols = {a: (frying_master_v0.HeuristicPolicy() if i % 2 == 0 else RandomLegalPolicy(i))
+    env = frying_master_v1.parallel_env(**kw)  # illegal_action="raise": an illegal action would raise
+    pols = {a: (frying_master_v1.HeuristicPolicy() if i % 2 == 0 else RandomLegalPolicy(i))
             for i, a in enumerate(env.possible_agents)}
     r = play_episode(env, pols, seed=7)
     assert r.terminated and r.outcome["winners"]
@@ -112,12 +112,12 @@ def test_plays_only_legal_actions_to_the_end(kw):
 
 def test_beats_random_chefs_by_a_clear_margin():
     for players in (2, 4):
-        env = frying_master_v0.parallel_env(players=players, mode="drawn")
+        env = frying_master_v1.parallel_env(players=players, mode="drawn")
         share = 0.0
         games = 8
         for g in range(games):
             seat = env.possible_agents[g % players]
-            pols = {a: (frying_master_v0.HeuristicPolicy() if a == seat else RandomLegalPolicy(g))
+            pols = {a: (frying_master_v1.HeuristicPolicy() if a == seat else RandomLegalPolicy(g))
                     for a in env.possible_agents}
             r = play_episode(env, pols, seed=g)
             share += (1.0 / len(r.winners)) if seat in r.winners else 0.0
@@ -159,7 +159,7 @@ class _JunkServer(RandomLegalPolicy):
 
 
 def _junk_matches(players: int, games: int, **kw):
-    env = frying_master_v0.parallel_env(players=players, mode="drawn", **kw)
+    env = frying_master_v1.parallel_env(players=players, mode="drawn", **kw)
     junk_vs_random, heuristic_vs_junk = 0.0, 0.0
     for g in range(games):
         seat = env.possible_agents[g % players]
@@ -168,7 +168,7 @@ def _junk_matches(players: int, games: int, **kw):
         junk_vs_random += (1.0 / len(r.winners)) if seat in r.winners else 0.0
         if kw.get("serve_rule") == "any_food":  # one card never makes an order (a full junk plate may, by luck)
             assert all(total[seat] == 0 for total in r.outcome["round_totals"])
-        pols = {a: (_JunkServer() if a == seat else frying_master_v0.HeuristicPolicy()) for a in env.possible_agents}
+        pols = {a: (_JunkServer() if a == seat else frying_master_v1.HeuristicPolicy()) for a in env.possible_agents}
         r = play_episode(env, pols, seed=g)
         heuristic_vs_junk += 0.0 if seat in r.winners else 1.0
     return junk_vs_random, heuristic_vs_junk

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from envs import frying_master_v0
+from envs import frying_master_v1
 from envs.frying_master.heuristic import decide
 from tests.frying_master.helpers import C, CAT, F, P, act, counts, step
 
 
 def _env(seed=0, **kw):
-    env = frying_master_v0.parallel_env(**kw)
+    env = frying_master_v1.parallel_env(**kw)
     env.reset(seed=seed)
     return env
 

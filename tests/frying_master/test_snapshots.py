@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from envs import frying_master_v0
+from envs import frying_master_v1
 from envs.core.errors import SnapshotError
 from envs.frying_master.engine import FryingMasterEngine
 from envs.frying_master.rules.how_to_play import Table
@@ -29,7 +29,7 @@ def _copy(snap: dict) -> dict:
 def _play(env, seed: int, until, heuristic: bool = False, limit: int = 3000):
     """Seeded play (random, or every chef the heuristic) until ``until(engine)``; the env's snapshot."""
     rng = np.random.default_rng(seed)
-    pol = frying_master_v0.HeuristicPolicy()
+    pol = frying_master_v1.HeuristicPolicy()
     obs, _ = env.reset(seed=seed)
     for _ in range(limit):
         eng = env.unwrapped.engine
@@ -44,7 +44,7 @@ def _play(env, seed: int, until, heuristic: bool = False, limit: int = 3000):
 def _env(**kw):
     kw.setdefault("players", 3)
     kw.setdefault("mode", "drawn")
-    return frying_master_v0.parallel_env(**kw)
+    return frying_master_v1.parallel_env(**kw)
 
 
 def _refused(env, bad: dict, *patterns: str) -> str:
@@ -349,7 +349,7 @@ def test_every_state_of_a_played_match_is_accepted_and_round_trips(kw):
     env = _env(**kw)
     for seed, heuristic in ((21, True), (22, False)):
         rng = np.random.default_rng(seed)
-        pol = frying_master_v0.HeuristicPolicy()
+        pol = frying_master_v1.HeuristicPolicy()
         obs, _ = env.reset(seed=seed)
         while True:
             eng = env.unwrapped.engine

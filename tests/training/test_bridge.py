@@ -210,7 +210,7 @@ def test_maskable_ppo_never_samples_an_illegal_action(toy_registry):
         venv.close()
 
 
-@pytest.mark.parametrize("env_id", [e for e in ("frying_master_v0", "waroong_wars_v0", "wok_star_v0")
+@pytest.mark.parametrize("env_id", [e for e in ("frying_master_v1", "waroong_wars_v1", "wok_star_v1")
                                     if e in envs.available_env_ids()])
 def test_masks_are_respected_on_the_real_games(env_id):
     """Thousands of steps sampled from the bridge's masks, illegal_action='raise', other seats random."""

@@ -130,7 +130,7 @@ def test_unknown_policy_spec_is_a_clear_cli_error(toy_registry, capsys):
 def test_list_and_schema(capsys):
     assert main(["list", "--configs", str(ROOT / "configs"), "--checkpoints", str(ROOT / "checkpoints")]) == 0
     out = capsys.readouterr().out
-    assert "wok_star_v0" in out and "configs" in out
+    assert "wok_star_v1" in out and "configs" in out
     assert main(["list", "--configs", str(ROOT / "no_such_folder")]) == 2
     assert "error: list --configs" in capsys.readouterr().err
     assert main(["schema"]) == 0
@@ -143,12 +143,12 @@ def test_default_train_in_a_fresh_process_resolves_or_names_the_missing_env(tmp_
     r = subprocess.run([sys.executable, "-m", "training", "train", "--dry-run",
                         "--set", f"output.checkpoints={tmp_path / 'ck'}", "--set", f"output.runs={tmp_path / 'runs'}"],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
-    if "wok_star_v0" in envs.available_env_ids():
+    if "wok_star_v1" in envs.available_env_ids():
         assert r.returncode == 0, r.stderr
-        assert "wok_star_v0[players=2" in r.stdout
+        assert "wok_star_v1[players=2" in r.stdout
     else:
         assert r.returncode == 2
-        assert "error:" in r.stderr and "'wok_star_v0' is registered but not present" in r.stderr
+        assert "error:" in r.stderr and "'wok_star_v1' is registered but not present" in r.stderr
 
 
 def test_stats_known_values():

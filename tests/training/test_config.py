@@ -114,18 +114,18 @@ def test_missing_file_and_non_mapping_yaml(tmp_path):
 
 def test_embedded_default_is_a_small_two_player_wok_star_run():
     cfg = load_config()
-    assert cfg["env"]["id"] == "wok_star_v0"
+    assert cfg["env"]["id"] == "wok_star_v1"
     assert cfg["env"]["options"]["players"] == 2
     assert cfg["training"]["workers"] == 2
 
 
 def test_embedded_default_resolves_or_names_the_missing_env():
     cfg = load_config()
-    if "wok_star_v0" in envs.available_env_ids():
+    if "wok_star_v1" in envs.available_env_ids():
         plan = plan_run(cfg)
         assert plan.cooperative and plan.learners == 2
     else:
-        with pytest.raises(EnvUnavailableError, match="'wok_star_v0' is registered but not present"):
+        with pytest.raises(EnvUnavailableError, match="'wok_star_v1' is registered but not present"):
             plan_run(cfg)
 
 

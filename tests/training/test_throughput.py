@@ -12,12 +12,12 @@ def test_fps_skips_the_warm_up_rollout_and_takes_the_median():
 
 def test_quick_run_rows_are_consistent_with_the_table():
     lines = []
-    rows = run_throughput(log=lines.append, quick=True, games=("frying_master_v0",), workers=(1,))
+    rows = run_throughput(log=lines.append, quick=True, games=("frying_master_v1",), workers=(1,))
     game, cart = rows
-    assert game["env"] == "frying_master_v0" and cart["env"] == "CartPole-v1"
+    assert game["env"] == "frying_master_v1" and cart["env"] == "CartPole-v1"
     assert cart["rollout_fps"] == pytest.approx((cart["before"] + cart["after"]) / 2)
     assert game["ratio_to_cartpole"] == pytest.approx(game["rollout_fps"] / cart["rollout_fps"])
     assert game["target_met"] == (game["ratio_to_cartpole"] >= 0.6)
     assert game["n_envs"] == 4 and game["env_copies"] == 4  # 4 slots, one learner seat per copy
-    row = next(line for line in lines if line.startswith("| frying_master_v0 "))
+    row = next(line for line in lines if line.startswith("| frying_master_v1 "))
     assert f"{game['ratio_to_cartpole']:.2f}" in row and ("met" in row or "missed" in row)

@@ -7,7 +7,7 @@ import envs
 from envs.core.errors import IllegalActionError
 from envs.vector import BatchedEnv, ProcessBatchedEnv, random_legal_actions, seeds_for
 
-CASES = [("wok_star_v0", {"players": 3}), ("frying_master_v0", {"players": 2}), ("waroong_wars_v0", {"players": 4})]
+CASES = [("wok_star_v1", {"players": 3}), ("frying_master_v1", {"players": 2}), ("waroong_wars_v1", {"players": 4})]
 
 
 def _separate(env_id, kwargs, n, seed):
@@ -59,7 +59,7 @@ def test_batch_replays_separate_envs_step_for_step_including_auto_reset(env_id, 
 
 
 def test_returned_arrays_are_fresh():
-    venv = BatchedEnv("frying_master_v0", 2)
+    venv = BatchedEnv("frying_master_v1", 2)
     obs, masks, _ = venv.reset(seed=0)
     keep = obs.copy()
     obs2, masks2, *_ = venv.step(random_legal_actions(np.random.default_rng(0), masks))
@@ -69,8 +69,8 @@ def test_returned_arrays_are_fresh():
 
 def test_process_form_matches_in_process_form():
     kwargs = {"players": 3, "max_ticks": 6}
-    local = BatchedEnv("waroong_wars_v0", 5, kwargs)
-    with ProcessBatchedEnv("waroong_wars_v0", 5, workers=2, env_kwargs=kwargs) as remote:
+    local = BatchedEnv("waroong_wars_v1", 5, kwargs)
+    with ProcessBatchedEnv("waroong_wars_v1", 5, workers=2, env_kwargs=kwargs) as remote:
         assert remote.workers == 2
         a = local.reset(seed=9)
         b = remote.reset(seed=9)
@@ -88,7 +88,7 @@ def test_process_form_matches_in_process_form():
 
 
 def test_bad_input_is_a_clear_error():
-    venv = BatchedEnv("wok_star_v0", 2, {"players": 2})
+    venv = BatchedEnv("wok_star_v1", 2, {"players": 2})
     with pytest.raises(RuntimeError, match="reset"):
         venv.step(np.zeros((2, 2), dtype=int))
     venv.reset(seed=0)
@@ -99,9 +99,9 @@ def test_bad_input_is_a_clear_error():
     with pytest.raises(ValueError, match="2 seeds for 3 games"):
         seeds_for([1, 2], 3)
     with pytest.raises(ValueError, match="num_games"):
-        BatchedEnv("wok_star_v0", 0)
+        BatchedEnv("wok_star_v1", 0)
     with pytest.raises(ValueError, match="players"):
-        ProcessBatchedEnv("wok_star_v0", 2, workers=2, env_kwargs={"players": 9})
+        ProcessBatchedEnv("wok_star_v1", 2, workers=2, env_kwargs={"players": 9})
     # an illegal action is refused by the env and names the agent; the batch is unchanged
     obs, masks, _ = venv.reset(seed=1)
     before = [e.snapshot() for e in venv.envs]
@@ -127,8 +127,8 @@ def test_random_legal_actions_only_pick_legal_ones_and_cover_them():
 
 def test_process_form_refuses_a_bad_batch_before_any_game_steps():
     kwargs = {"players": 2}
-    local = BatchedEnv("frying_master_v0", 4, kwargs)
-    with ProcessBatchedEnv("frying_master_v0", 4, workers=2, env_kwargs=kwargs) as remote:
+    local = BatchedEnv("frying_master_v1", 4, kwargs)
+    with ProcessBatchedEnv("frying_master_v1", 4, workers=2, env_kwargs=kwargs) as remote:
         with pytest.raises(RuntimeError, match="reset"):
             remote.step(np.zeros((4, 2), dtype=int))
         a = local.reset(seed=5)
@@ -149,7 +149,7 @@ def test_process_form_refuses_a_bad_batch_before_any_game_steps():
 
 
 def test_process_form_with_one_worker_runs_in_this_process():
-    with ProcessBatchedEnv("wok_star_v0", 3, workers=1, env_kwargs={"players": 2}) as venv:
+    with ProcessBatchedEnv("wok_star_v1", 3, workers=1, env_kwargs={"players": 2}) as venv:
         assert venv.workers == 1 and not venv._procs
         obs, masks, _ = venv.reset(seed=0)
         assert obs.shape[:2] == (3, 2) and masks.dtype == np.int8

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from envs import waroong_wars_v0
+from envs import waroong_wars_v1
 from tests.waroong_wars.helpers import act, cook_action, cooking_engine, counts, customer_counts, ix, menu, set_display
 
 SIX = ["Nasi Pecel", "Tempe Penyet", "Lontong Balap", "Sate Klopo", "Semanggi", "Rujak Soto"]
@@ -102,9 +102,9 @@ def test_vp_shaping_rewards_the_change_of_ones_own_score():
 
 @pytest.mark.parametrize("shaping", [0.0, 0.2])
 def test_episode_returns_are_the_ranking_plus_shaped_final_score(shaping):
-    env = waroong_wars_v0.parallel_env(players=3, vp_shaping=shaping)
+    env = waroong_wars_v1.parallel_env(players=3, vp_shaping=shaping)
     obs, _ = env.reset(seed=3)
-    policy = waroong_wars_v0.HeuristicPolicy()
+    policy = waroong_wars_v1.HeuristicPolicy()
     total = {a: 0.0 for a in env.possible_agents}
     while env.agents:
         obs, rew, term, trunc, infos = env.step({a: policy.act(obs[a], a, env) for a in env.agents})

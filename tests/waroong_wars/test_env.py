@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from envs import waroong_wars_v0
+from envs import waroong_wars_v1
 from envs.core.errors import IllegalActionError, SnapshotError
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
@@ -17,14 +17,14 @@ from tests.waroong_wars.helpers import cook_action, cooking_engine, counts, cust
 
 
 def test_env_is_turn_based_and_names_its_agents():
-    env = waroong_wars_v0.parallel_env(players=5)
+    env = waroong_wars_v1.parallel_env(players=5)
     assert env.realtime is False and "seconds_per_tick" not in env.config
     assert env.possible_agents == [f"player_{i}" for i in range(5)]
     assert env.action_space("player_0").n == env.action_table.n
 
 
 def test_illegal_action_raises_with_the_reason_and_changes_nothing():
-    env = waroong_wars_v0.parallel_env(players=3)
+    env = waroong_wars_v1.parallel_env(players=3)
     env.reset(seed=4)
     eng = env.engine
     empty = next(t for t, c in enumerate(eng.packs[0]) if c == 0)
@@ -41,7 +41,7 @@ def test_illegal_action_raises_with_the_reason_and_changes_nothing():
 
 
 def test_illegal_action_noop_mode_flags_and_waits():
-    env = waroong_wars_v0.parallel_env(players=3, illegal_action="noop")
+    env = waroong_wars_v1.parallel_env(players=3, illegal_action="noop")
     env.reset(seed=4)
     joint = {a: env.engine.legal_actions(a)[0] for a in env.agents}
     joint["player_1"] = ix(3).end_turn
@@ -57,7 +57,7 @@ def test_illegal_action_noop_mode_flags_and_waits():
 @pytest.mark.parametrize("players, opts", [(3, {}), (4, {"character_mode": True, "constraint_mode": True}),
                                            (5, {"plain_mode": True}), (3, {"character_mode": True})])
 def test_mask_and_reasons_agree_on_every_action(players, opts):
-    env = waroong_wars_v0.parallel_env(players=players, **opts)
+    env = waroong_wars_v1.parallel_env(players=players, **opts)
     rng = make_rng(17)
     checked = 0
     for seed in range(2):
@@ -79,7 +79,7 @@ def test_mask_and_reasons_agree_on_every_action(players, opts):
 
 
 def test_every_live_agent_always_has_a_legal_action_and_only_one_player_decides_when_cooking():
-    env = waroong_wars_v0.parallel_env(players=4, character_mode=True)
+    env = waroong_wars_v1.parallel_env(players=4, character_mode=True)
     obs, _ = env.reset(seed=8)
     rng = make_rng(1)
     while env.agents:
@@ -92,12 +92,12 @@ def test_every_live_agent_always_has_a_legal_action_and_only_one_player_decides_
 
 
 def test_snapshot_round_trip_and_corrupt_snapshots():
-    env = waroong_wars_v0.parallel_env(players=4)
+    env = waroong_wars_v1.parallel_env(players=4)
     env.reset(seed=3)
     for _ in range(7):
         env.step({a: env.engine.legal_actions(a)[-1] for a in env.agents})
     snap = json.loads(json.dumps(env.snapshot()))
-    twin = waroong_wars_v0.parallel_env(players=4)
+    twin = waroong_wars_v1.parallel_env(players=4)
     twin.reset(options={"snapshot": snap})
     for _ in range(10):
         joint = {a: env.engine.legal_actions(a)[-1] for a in env.agents}
@@ -114,13 +114,13 @@ def test_snapshot_round_trip_and_corrupt_snapshots():
     del bad["state"]["pending"]
     with pytest.raises(SnapshotError, match="pending"):
         twin.restore(bad)
-    other = waroong_wars_v0.parallel_env(players=4, constraint_mode=True)
+    other = waroong_wars_v1.parallel_env(players=4, constraint_mode=True)
     with pytest.raises(SnapshotError, match="constraint_mode"):
         other.reset(options={"snapshot": snap})
 
 
 def test_render_shows_hands_only_to_the_chosen_viewer():
-    env = waroong_wars_v0.parallel_env(players=3, render_mode="ansi", render_viewer="player_1")
+    env = waroong_wars_v1.parallel_env(players=3, render_mode="ansi", render_viewer="player_1")
     env.reset(seed=2)
     eng = env.engine
     text = env.render()
@@ -143,8 +143,8 @@ def test_render_shows_hands_only_to_the_chosen_viewer():
 
 
 def test_render_of_a_finished_game_names_the_winner():
-    env = waroong_wars_v0.parallel_env(players=3, render_mode="ansi")
-    pol = waroong_wars_v0.HeuristicPolicy()
+    env = waroong_wars_v1.parallel_env(players=3, render_mode="ansi")
+    pol = waroong_wars_v1.HeuristicPolicy()
     play_episode(env, {a: pol for a in env.possible_agents}, seed=5)
     text = env.render()
     assert "game over" in text and "Winner(s): " + env.engine.outcome()["winners"][0] in text
@@ -152,13 +152,13 @@ def test_render_of_a_finished_game_names_the_winner():
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_heuristic_plays_legal_actions_and_beats_random(players):
-    env = waroong_wars_v0.parallel_env(players=players, character_mode=players == 4)
+    env = waroong_wars_v1.parallel_env(players=players, character_mode=players == 4)
     wins = 0.0
     games = 8
     for g in range(games):
         seat = env.possible_agents[g % players]
         pols = {a: RandomLegalPolicy(seed=g) for a in env.possible_agents}
-        pols[seat] = waroong_wars_v0.HeuristicPolicy()
+        pols[seat] = waroong_wars_v1.HeuristicPolicy()
         res = play_episode(env, pols, seed=100 + g)  # illegal_action="raise": an illegal choice would raise
         assert res.terminated
         if seat in res.winners:
@@ -168,7 +168,7 @@ def test_heuristic_plays_legal_actions_and_beats_random(players):
 
 def test_heuristic_uses_only_public_information():
     """Its choice does not change when only hidden cards of others change."""
-    env = waroong_wars_v0.parallel_env(players=4)
+    env = waroong_wars_v1.parallel_env(players=4)
     obs, _ = env.reset(seed=6)
     rng = make_rng(0)
     decisions = 0
@@ -177,7 +177,7 @@ def test_heuristic_uses_only_public_information():
             if obs[agent]["action_mask"].sum() > 1:
                 eng = env.engine
                 snap = eng.to_dict()
-                a1 = waroong_wars_v0.HeuristicPolicy().act(obs[agent], agent, env)
+                a1 = waroong_wars_v1.HeuristicPolicy().act(obs[agent], agent, env)
                 for o in range(4):
                     if o != seat:
                         total = sum(eng.hands[o])
@@ -185,7 +185,7 @@ def test_heuristic_uses_only_public_information():
                         eng.hands[o][int(rng.integers(5))] = total
                 eng.menu_deck.reverse()
                 eng.invalidate_masks()
-                a2 = waroong_wars_v0.HeuristicPolicy().act(env.observe(agent), agent, env)
+                a2 = waroong_wars_v1.HeuristicPolicy().act(env.observe(agent), agent, env)
                 env.engine = type(eng).from_dict(snap)
                 assert a1 == a2
                 decisions += 1
@@ -195,19 +195,19 @@ def test_heuristic_uses_only_public_information():
 
 
 def test_max_episode_steps_bounds_the_game_by_rule():
-    assert waroong_wars_v0.max_episode_steps(players=5) == 20 * 10 + 30 * 6
-    assert waroong_wars_v0.max_episode_steps(players=3, round_limit=5) == 5 * 8 + 18 * 6
-    assert waroong_wars_v0.raw_env.default_max_ticks >= waroong_wars_v0.max_episode_steps(players=5, round_limit=40)
+    assert waroong_wars_v1.max_episode_steps(players=5) == 20 * 10 + 30 * 6
+    assert waroong_wars_v1.max_episode_steps(players=3, round_limit=5) == 5 * 8 + 18 * 6
+    assert waroong_wars_v1.raw_env.default_max_ticks >= waroong_wars_v1.max_episode_steps(players=5, round_limit=40)
 
 
 def test_heuristic_remembers_a_forced_draft_pick():
     """A pick with only one legal choice (a pack of one type) is still remembered as face-down card."""
-    env = waroong_wars_v0.parallel_env(players=3)
+    env = waroong_wars_v1.parallel_env(players=3)
     env.reset(seed=0)
     eng = env.engine
     eng.packs = [counts(rice=6), counts(meat=3, spice=3), counts(unique=3, vegetable=3)]
     eng.invalidate_masks()
-    pol = waroong_wars_v0.HeuristicPolicy()
+    pol = waroong_wars_v1.HeuristicPolicy()
     obs = {a: env.observe(a) for a in env.agents}
     first = {a: pol.act(obs[a], a, env) for a in env.agents}
     assert first["player_0"] == ix(eng).pick0  # rice: the only choice
@@ -219,7 +219,7 @@ def test_heuristic_remembers_a_forced_draft_pick():
 
 
 def test_render_tells_what_happened_in_the_last_step_without_hidden_cards():
-    env = waroong_wars_v0.parallel_env(players=3, render_mode="ansi", render_viewer="none")
+    env = waroong_wars_v1.parallel_env(players=3, render_mode="ansi", render_viewer="none")
     env.reset(seed=0)
     assert "Last step" not in env.render()
     env.engine = eng = cooking_engine(3)

@@ -17,14 +17,14 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import waroong_wars_v0
+from envs import waroong_wars_v1
 from envs.core.seeding import make_rng
 from envs.waroong_wars import legality
 from envs.waroong_wars.rules import characters, cooking, scoring, variants
 from envs.waroong_wars.observation import OWN_FIELDS, source_offsets
 from tests.waroong_wars.helpers import CAT, cooking_engine, counts, customer_counts, set_display
 
-CONFIGS = waroong_wars_v0.TEST_CONFIGURATIONS
+CONFIGS = waroong_wars_v1.TEST_CONFIGURATIONS
 
 
 def _random_play(env, seed: int):
@@ -52,7 +52,7 @@ def _assert_same_as_reference(env) -> None:
 
 @pytest.mark.parametrize("kwargs", CONFIGS, ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
 def test_fast_observation_equals_the_reference_at_every_step(kwargs):
-    env = waroong_wars_v0.parallel_env(**kwargs)
+    env = waroong_wars_v1.parallel_env(**kwargs)
     steps = 0
     for env in _random_play(env, seed=kwargs["players"] + 7):
         _assert_same_as_reference(env)
@@ -61,7 +61,7 @@ def test_fast_observation_equals_the_reference_at_every_step(kwargs):
 
 
 def test_observation_follows_changes_made_through_the_engine():
-    env = waroong_wars_v0.parallel_env(players=4, character_mode=True)
+    env = waroong_wars_v1.parallel_env(players=4, character_mode=True)
     env.reset(seed=3)
     eng = cooking_engine(4, character_mode=True)
     env.engine = eng
@@ -95,7 +95,7 @@ def test_observation_follows_changes_made_through_the_engine():
 
 
 def test_observation_follows_every_step():
-    env = waroong_wars_v0.parallel_env(players=3)
+    env = waroong_wars_v1.parallel_env(players=3)
     obs, _ = env.reset(seed=5)
     rng = make_rng(1)
     for _ in range(40):
@@ -108,7 +108,7 @@ def test_observation_follows_every_step():
 
 
 def test_observations_are_fresh_arrays():
-    env = waroong_wars_v0.parallel_env(players=3)
+    env = waroong_wars_v1.parallel_env(players=3)
     obs, _ = env.reset(seed=0)
     again = env.observe("player_0")["observation"]
     first = obs["player_0"]["observation"]
@@ -123,7 +123,7 @@ def test_observations_are_fresh_arrays():
 
 
 def test_clones_and_snapshots_do_not_carry_the_cache():
-    env = waroong_wars_v0.parallel_env(players=3)
+    env = waroong_wars_v1.parallel_env(players=3)
     env.reset(seed=0)
     env.observe("player_0")
     assert env.engine.obs_cache is not None
@@ -169,7 +169,7 @@ def test_fast_cook_mask_equals_payment_options_on_random_hands(opts):
 
 
 def test_fast_scores_equal_the_breakdown():
-    env = waroong_wars_v0.parallel_env(players=5, character_mode=True)
+    env = waroong_wars_v1.parallel_env(players=5, character_mode=True)
     for env in _random_play(env, seed=2):
         eng = env.engine
         for s in range(eng.n):
@@ -190,7 +190,7 @@ def test_geng_bajoel_pairs_use_the_dish_not_the_copy():
 
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_a_seat_gathers_only_its_own_private_entries(players):
-    env = waroong_wars_v0.parallel_env(players=players)
+    env = waroong_wars_v1.parallel_env(players=players)
     fast = env.encoder.fast
     lay = env.encoder.layout
     public, own_start, _, own_width = source_offsets(lay.slices, players)
@@ -207,7 +207,7 @@ def test_a_seat_gathers_only_its_own_private_entries(players):
 
 
 def test_states_outside_the_byte_encoding_still_match_the_reference():
-    env = waroong_wars_v0.parallel_env(players=4, character_mode=True)
+    env = waroong_wars_v1.parallel_env(players=4, character_mode=True)
     env.reset(seed=1)
     eng = cooking_engine(4, character_mode=True)
     env.engine = eng
@@ -232,7 +232,7 @@ def test_states_outside_the_byte_encoding_still_match_the_reference():
 @pytest.mark.parametrize("kwargs", [{"players": 3}, {"players": 5, "character_mode": True, "no_memory_chef": True},
                                     {"players": 4, "plain_mode": True, "constraint_mode": True}])
 def test_all_masks_in_one_pass_equal_the_per_seat_masks(kwargs):
-    env = waroong_wars_v0.parallel_env(**kwargs)
+    env = waroong_wars_v1.parallel_env(**kwargs)
     for env in _random_play(env, seed=4):
         eng = env.engine
         if eng.done:

@@ -7,7 +7,7 @@ import copy
 import numpy as np
 import pytest
 
-from envs import waroong_wars_v0
+from envs import waroong_wars_v1
 from envs.core.seeding import make_rng
 from tests.waroong_wars.helpers import CAT, act, cooking_engine, counts, customer_counts, ix
 
@@ -39,7 +39,7 @@ def _scramble_hidden(eng, viewer: int, rng) -> None:
 
 
 def _states(players: int, seed: int | None = None, **opts):
-    env = waroong_wars_v0.parallel_env(players=players, **opts)
+    env = waroong_wars_v1.parallel_env(players=players, **opts)
     obs, _ = env.reset(seed=players if seed is None else seed)
     rng = make_rng(99)
     step = 0
@@ -102,7 +102,7 @@ def test_no_leak_in_played_states_with_this_turns_public_events():
 
 
 def test_the_check_is_not_vacuous_own_cards_do_show():
-    env = waroong_wars_v0.parallel_env(players=3)
+    env = waroong_wars_v1.parallel_env(players=3)
     env.reset(seed=1)
     eng = cooking_engine(3)
     env.engine = eng
@@ -122,7 +122,7 @@ def test_the_check_is_not_vacuous_own_cards_do_show():
 
 
 def test_global_state_does_hold_hidden_information():
-    env = waroong_wars_v0.parallel_env(players=3)
+    env = waroong_wars_v1.parallel_env(players=3)
     env.reset(seed=2)
     before = env.state()
     env.engine.hands[1] = counts(meat=3)
@@ -132,7 +132,7 @@ def test_global_state_does_hold_hidden_information():
 
 
 def test_per_player_fields_are_in_relative_seat_order():
-    env = waroong_wars_v0.parallel_env(players=4)
+    env = waroong_wars_v1.parallel_env(players=4)
     env.reset(seed=0)
     eng = cooking_engine(4, turn=3)
     env.engine = eng
@@ -144,7 +144,7 @@ def test_per_player_fields_are_in_relative_seat_order():
 
 
 def test_pending_theft_is_public_and_the_target_is_told_to_answer():
-    env = waroong_wars_v0.parallel_env(players=3)
+    env = waroong_wars_v1.parallel_env(players=3)
     env.reset(seed=0)
     eng = cooking_engine(3)
     env.engine = eng
@@ -162,7 +162,7 @@ def test_pending_theft_is_public_and_the_target_is_told_to_answer():
 
 
 def test_no_leak_while_a_theft_awaits_its_answer():
-    env = waroong_wars_v0.parallel_env(players=4, character_mode=True)
+    env = waroong_wars_v1.parallel_env(players=4, character_mode=True)
     env.reset(seed=0)
     eng = cooking_engine(4, character_mode=True)
     env.engine = eng

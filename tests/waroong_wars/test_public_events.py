@@ -14,7 +14,7 @@ import copy
 
 import numpy as np
 
-from envs import waroong_wars_v0
+from envs import waroong_wars_v1
 from envs.core.seeding import make_rng
 from tests.waroong_wars.helpers import (CAT, SUPS, act, cook_action, cooking_engine, counts, customer_counts, ix,
                                         menu, set_display)
@@ -26,7 +26,7 @@ ND = len(CAT.dishes)
 
 def _table(players: int, **opts):
     """An env whose engine is a fresh Cooking phase (seat 0 on turn) with the display ``SIX``."""
-    env = waroong_wars_v0.parallel_env(players=players, **opts)
+    env = waroong_wars_v1.parallel_env(players=players, **opts)
     env.reset(seed=0)
     eng = cooking_engine(players, **opts)
     set_display(eng, SIX)
@@ -165,7 +165,7 @@ def test_turn_events_clear_at_the_end_of_the_round_and_of_the_game():
 
 def _played_until(players: int, wanted, seed: int = 0, **opts):
     """A seeded random legal game, stepped until ``wanted(engine)`` (None if it never happens)."""
-    env = waroong_wars_v0.parallel_env(players=players, **opts)
+    env = waroong_wars_v1.parallel_env(players=players, **opts)
     obs, _ = env.reset(seed=seed)
     rng = make_rng(seed)
     while env.agents:
@@ -182,7 +182,7 @@ def test_turn_events_survive_a_snapshot_round_trip_in_play():
         eng = env.engine
         snap = env.snapshot()
         views = {a: env.observe(a)["observation"] for a in env.possible_agents}
-        other = waroong_wars_v0.parallel_env(players=4)
+        other = waroong_wars_v1.parallel_env(players=4)
         other.reset(seed=123)
         other.restore(snap)
         assert other.engine.state_dict() == eng.state_dict()

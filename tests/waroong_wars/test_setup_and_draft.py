@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import waroong_wars_v0
+from envs import waroong_wars_v1
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.waroong_wars.encoding import WaroongEncoder
 from tests.waroong_wars.helpers import CAT, TYPES, act, counts, ix, new_engine
@@ -38,11 +38,11 @@ def test_character_mode_deals_distinct_characters_and_plain_mode_has_no_customer
 
 def test_plain_mode_excludes_character_mode():
     with pytest.raises(ConfigError, match="plain_mode=True .* cannot be combined with character_mode=True"):
-        waroong_wars_v0.parallel_env(plain_mode=True, character_mode=True)
+        waroong_wars_v1.parallel_env(plain_mode=True, character_mode=True)
     with pytest.raises(ConfigError, match="render_viewer='player_4' is not at this table"):
-        waroong_wars_v0.parallel_env(players=3, render_viewer="player_4")
+        waroong_wars_v1.parallel_env(players=3, render_viewer="player_4")
     with pytest.raises(ConfigError, match="players=6"):
-        waroong_wars_v0.parallel_env(players=6)
+        waroong_wars_v1.parallel_env(players=6)
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])

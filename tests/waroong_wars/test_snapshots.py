@@ -15,7 +15,7 @@ from functools import lru_cache
 import numpy as np
 import pytest
 
-from envs import waroong_wars_v0
+from envs import waroong_wars_v1
 from envs.core.errors import SnapshotError
 from envs.waroong_wars.engine import WaroongEngine
 from tests.conformance.snapshot_fuzz import mutants, try_restore
@@ -28,7 +28,7 @@ def _random(env, obs, rng):
     return {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
 
 
-def _heuristic(env, obs, rng, pol=waroong_wars_v0.HeuristicPolicy()):
+def _heuristic(env, obs, rng, pol=waroong_wars_v1.HeuristicPolicy()):
     return {a: pol.act(obs[a], a, env) for a in env.agents}
 
 
@@ -51,7 +51,7 @@ SITUATIONS = {
 def _snapshot_text(situation: str) -> str:
     """The first state of the seeded game that fits the situation, as JSON (cached)."""
     kw, seed, policy, wanted = SITUATIONS[situation]
-    env = waroong_wars_v0.parallel_env(**kw)
+    env = waroong_wars_v1.parallel_env(**kw)
     obs, _ = env.reset(seed=seed)
     rng = np.random.default_rng(seed)
     while env.agents and not wanted(env.engine):
@@ -66,7 +66,7 @@ def snapshot(situation: str) -> dict:
 
 def _other_game(situation: str):
     """An env of the situation's config holding another game (the one a failed restore must keep)."""
-    env = waroong_wars_v0.parallel_env(**SITUATIONS[situation][0])
+    env = waroong_wars_v1.parallel_env(**SITUATIONS[situation][0])
     obs, _ = env.reset(seed=99)
     rng = np.random.default_rng(99)
     for _ in range(3):
@@ -370,7 +370,7 @@ def test_a_failed_load_leaves_the_engine_as_it_was():
 @pytest.mark.parametrize("situation", sorted(SITUATIONS))
 def test_every_situation_round_trips_and_plays_on(situation):
     snap = snapshot(situation)
-    env = waroong_wars_v0.parallel_env(**SITUATIONS[situation][0])
+    env = waroong_wars_v1.parallel_env(**SITUATIONS[situation][0])
     env.reset(options={"snapshot": copy.deepcopy(snap)})
     assert env.snapshot() == snap
     assert try_restore(env, copy.deepcopy(snap), situation, np.random.default_rng(0), steps=20) == "accepted"
@@ -380,7 +380,7 @@ def test_every_situation_round_trips_and_plays_on(situation):
                                 {"players": 4, "plain_mode": True, "no_memory_chef": True}])
 def test_every_state_of_play_loads(kw):
     """The checks accept what the rules produce (the round limit's end included)."""
-    env = waroong_wars_v0.parallel_env(**kw)
+    env = waroong_wars_v1.parallel_env(**kw)
     for seed in range(2):
         obs, _ = env.reset(seed=seed)
         rng = np.random.default_rng(seed)
@@ -410,7 +410,7 @@ def test_seeded_mutants_bad_snapshots_accepted_is_zero():
     start = time.perf_counter()
     counts = {"refused": 0, "accepted": 0}
     for c, kw in enumerate(MUTATION_CONFIGS):
-        env = waroong_wars_v0.parallel_env(**kw)
+        env = waroong_wars_v1.parallel_env(**kw)
         rng = np.random.default_rng(c)
         obs, _ = env.reset(seed=c)
         bases, tags, step = [], set(), 0

@@ -7,7 +7,7 @@ import json
 import numpy as np
 import pytest
 
-from envs import wok_star_v0
+from envs import wok_star_v1
 from envs.core.errors import ConfigError, IllegalActionError
 from envs.wok_star.cards import is_event_card
 from envs.wok_star.engine import WokStarEngine
@@ -16,7 +16,7 @@ from tests.wok_star.helpers import DATA, engine, open_table, step
 
 
 def test_agents_and_spaces():
-    env = wok_star_v0.parallel_env(players=4)
+    env = wok_star_v1.parallel_env(players=4)
     assert env.possible_agents == ["chef_0", "chef_1", "chef_2", "chef_3"]
     assert env.action_space("chef_0").n == env.action_table.n < 1500
     assert env.action_table.name(0) == "noop"
@@ -34,7 +34,7 @@ def test_agents_and_spaces():
 ])
 def test_bad_options_say_what_is_allowed(kw, match):
     with pytest.raises(ConfigError, match=match):
-        wok_star_v0.parallel_env(**kw)
+        wok_star_v1.parallel_env(**kw)
 
 
 def test_timer_length_in_ticks_follows_seconds_per_tick():
@@ -67,8 +67,8 @@ def _hidden_variants(eng: WokStarEngine, rng: np.random.Generator) -> WokStarEng
 
 def test_no_leak_hidden_information_never_reaches_observations():
     rng = np.random.default_rng(0)
-    env = wok_star_v0.parallel_env(players=3, events=True, powers=True)
-    pol = wok_star_v0.HeuristicPolicy()
+    env = wok_star_v1.parallel_env(players=3, events=True, powers=True)
+    pol = wok_star_v1.HeuristicPolicy()
     checked = 0
     for seed in range(3):
         obs, _ = env.reset(seed=seed)
@@ -108,13 +108,13 @@ def test_deck_order_is_in_the_global_state_only():
     twin = eng.clone()
     twin.deck = list(reversed(twin.deck))
     twin.invalidate_masks()
-    env = wok_star_v0.parallel_env(players=3)
+    env = wok_star_v1.parallel_env(players=3)
     assert not np.array_equal(env.encoder.global_state(eng), env.encoder.global_state(twin))
     np.testing.assert_array_equal(env.encoder.observe(eng, "chef_0"), env.encoder.observe(twin, "chef_0"))
 
 
 def test_observation_is_relative_to_the_observer():
-    env = wok_star_v0.parallel_env(players=3)
+    env = wok_star_v1.parallel_env(players=3)
     env.reset(seed=0)
     eng = env.unwrapped.engine
     open_table(eng, dice={1: [6, 6]})
@@ -157,7 +157,7 @@ def test_win_loss_reward_is_sparse():
 
 
 def test_render_shows_what_a_person_needs_to_follow_the_day():
-    env = wok_star_v0.parallel_env(players=3, render_mode="ansi", events=True, powers=True, setup="auto")
+    env = wok_star_v1.parallel_env(players=3, render_mode="ansi", events=True, powers=True, setup="auto")
     env.reset(seed=2)
     text = env.render()
     for words in ("timers:", "customer:", "income today", "goals:", "Hustle pool", "unused dice", "dirty", "cubes",
@@ -171,7 +171,7 @@ def test_render_shows_what_a_person_needs_to_follow_the_day():
 
 
 def test_illegal_action_raises_and_leaves_the_state_alone():
-    env = wok_star_v0.parallel_env(players=3)
+    env = wok_star_v1.parallel_env(players=3)
     env.reset(seed=0)
     before = json.dumps(env.snapshot(), sort_keys=True)
     act = env.action_table.index("upgrade", ingredient="pork")
@@ -183,9 +183,9 @@ def test_illegal_action_raises_and_leaves_the_state_alone():
 def test_mask_agrees_with_why_illegal_on_many_states():
     """For every action: legal in the mask <=> the slow rule check finds no reason."""
     rng = np.random.default_rng(1)
-    pol = wok_star_v0.HeuristicPolicy()
+    pol = wok_star_v1.HeuristicPolicy()
     for kw in ({"players": 2, "powers": True, "setup": "team"}, {"players": 4, "events": True, "powers": True}):
-        env = wok_star_v0.parallel_env(**kw)
+        env = wok_star_v1.parallel_env(**kw)
         obs, _ = env.reset(seed=3)
         eng = env.unwrapped.engine
         states = 0

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import wok_star_v0
+from envs import wok_star_v1
 from envs.wok_star.cards import EVENT_CARD_BASE
 from envs.wok_star.legality import (area_positive, blank_masks, combos_feasible, cube_moves_all, cube_moves_legal,
                                       dice_gather, dice_gathers, method_fits, prepare_legal, prepare_row,
@@ -33,9 +33,9 @@ def _assert_matches_reference(env, ref: ReferenceEncoder) -> None:
     {"players": 4, "events": True, "powers": True, "setup": "auto", "difficulty": "extra_spicy"},
 ])
 def test_frame_encoder_matches_the_reference_bit_for_bit(kw):
-    env = wok_star_v0.parallel_env(**kw)
+    env = wok_star_v1.parallel_env(**kw)
     ref = ReferenceEncoder(env.encoder)
-    pol = wok_star_v0.HeuristicPolicy()
+    pol = wok_star_v1.HeuristicPolicy()
     rng = np.random.default_rng(7)
     steps = 0
     for seed in range(2):
@@ -59,7 +59,7 @@ def test_frame_encoder_matches_the_reference_bit_for_bit(kw):
 
 def test_frame_cache_follows_state_changes_made_through_the_engine():
     """Every change made outside ``step`` then ``invalidate_masks()`` reaches the next observation."""
-    env = wok_star_v0.parallel_env(players=3, events=True, powers=True, setup="auto")
+    env = wok_star_v1.parallel_env(players=3, events=True, powers=True, setup="auto")
     env.reset(seed=4)
     eng = env.unwrapped.engine
     ref = ReferenceEncoder(env.encoder)
@@ -97,7 +97,7 @@ def test_frame_cache_follows_state_changes_made_through_the_engine():
 
 
 def test_observations_are_fresh_arrays_that_the_env_never_mutates():
-    env = wok_star_v0.parallel_env(players=4, events=True)
+    env = wok_star_v1.parallel_env(players=4, events=True)
     obs, _ = env.reset(seed=1)
     kept = {a: (o["observation"], o["observation"].copy()) for a, o in obs.items()}
     arrays = [o["observation"] for o in obs.values()]
@@ -128,7 +128,7 @@ def test_memoised_mask_blocks_are_read_only():
 
 
 def test_dice_gather_points_gated_blocks_at_false():
-    env = wok_star_v0.parallel_env(players=3)
+    env = wok_star_v1.parallel_env(players=3)
     env.reset(seed=0)
     eng = env.unwrapped.engine
     open_table(eng, dice={0: [1, 2], 1: [3, 4], 2: [5, 6]})
@@ -157,7 +157,7 @@ def _assert_masks_agree_with_the_rules(eng) -> None:
 
 
 def test_one_mask_computation_fills_every_chef_and_stays_read_only():
-    env = wok_star_v0.parallel_env(players=3, powers=True, setup="auto")
+    env = wok_star_v1.parallel_env(players=3, powers=True, setup="auto")
     env.reset(seed=2)
     eng = env.unwrapped.engine
     open_table(eng, dice={0: [1, 4], 1: [2, 2], 2: [6]})
@@ -179,7 +179,7 @@ def test_keyed_caches_follow_decision_time_state_changed_outside_step():
     """The base frame and the per-chef ``prepare`` keys live across ticks (``_keyed_cache``); every change
     of what they derive from, made outside ``step`` then ``invalidate_masks()``, reaches the next
     observation and masks."""
-    env = wok_star_v0.parallel_env(players=3, events=True, powers=True, setup="auto")
+    env = wok_star_v1.parallel_env(players=3, events=True, powers=True, setup="auto")
     env.reset(seed=5)
     eng = env.unwrapped.engine
     ref = ReferenceEncoder(env.encoder)
@@ -222,7 +222,7 @@ def test_keyed_caches_follow_decision_time_state_changed_outside_step():
 def test_first_action_of_a_tick_is_checked_against_the_masks_later_ones_against_the_rules():
     """``conflict`` uses the cached mask while no action has changed the state this tick, then the rule
     check: a die taken by the first chef is gone for the second (see also test_kitchen's blocked tests)."""
-    env = wok_star_v0.parallel_env(players=3, setup="auto")
+    env = wok_star_v1.parallel_env(players=3, setup="auto")
     env.reset(seed=0)
     eng = env.unwrapped.engine
     open_table(eng, dice={0: [1, 2], 1: [3, 4], 2: [5]})

@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 
-from envs import wok_star_v0
+from envs import wok_star_v1
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 
@@ -15,8 +15,8 @@ from envs.core.policy import RandomLegalPolicy
     {"players": 4, "difficulty": "medium"},
 ])
 def test_heuristic_only_plays_legal_actions(kw):
-    env = wok_star_v0.parallel_env(**kw)  # illegal actions would raise
-    pol = wok_star_v0.HeuristicPolicy()
+    env = wok_star_v1.parallel_env(**kw)  # illegal actions would raise
+    pol = wok_star_v1.HeuristicPolicy()
     for seed in range(3):
         res = play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
         assert res.terminated
@@ -24,8 +24,8 @@ def test_heuristic_only_plays_legal_actions(kw):
 
 def test_heuristic_ignores_hidden_information():
     """Changing the deck order (hidden) never changes what the heuristic does."""
-    env = wok_star_v0.parallel_env(players=3, events=True, powers=True)
-    pol = wok_star_v0.HeuristicPolicy()
+    env = wok_star_v1.parallel_env(players=3, events=True, powers=True)
+    pol = wok_star_v1.HeuristicPolicy()
     obs, _ = env.reset(seed=4)
     rng = np.random.default_rng(0)
     compared = 0
@@ -46,8 +46,8 @@ def test_heuristic_ignores_hidden_information():
 
 
 def test_heuristic_beats_random_play_by_a_clear_margin():
-    env = wok_star_v0.parallel_env(players=3)
-    heur, rand = wok_star_v0.HeuristicPolicy(), RandomLegalPolicy(0)
+    env = wok_star_v1.parallel_env(players=3)
+    heur, rand = wok_star_v1.HeuristicPolicy(), RandomLegalPolicy(0)
     h_income, r_income, h_days, r_days = 0.0, 0.0, 0, 0
     for seed in range(6):
         h = play_episode(env, {a: heur for a in env.possible_agents}, seed=seed)
@@ -60,7 +60,7 @@ def test_heuristic_beats_random_play_by_a_clear_margin():
 
 
 def test_heuristic_wins_some_mild_games():
-    env = wok_star_v0.parallel_env(players=2)
-    pol = wok_star_v0.HeuristicPolicy()
+    env = wok_star_v1.parallel_env(players=2)
+    pol = wok_star_v1.HeuristicPolicy()
     wins = sum(bool(play_episode(env, {a: pol for a in env.possible_agents}, seed=s).winners) for s in range(8))
     assert wins >= 3

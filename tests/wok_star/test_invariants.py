@@ -8,7 +8,7 @@ import json
 import numpy as np
 import pytest
 
-from envs import wok_star_v0
+from envs import wok_star_v1
 from envs.wok_star.cards import is_event_card
 from envs.wok_star.engine import WokStarEngine
 
@@ -35,12 +35,12 @@ def check_components(eng: WokStarEngine) -> None:
 
 
 def play(kw: dict, seed: int, slip: float) -> tuple[int, dict]:
-    env = wok_star_v0.parallel_env(**kw)
-    pol = wok_star_v0.HeuristicPolicy()
+    env = wok_star_v1.parallel_env(**kw)
+    pol = wok_star_v1.HeuristicPolicy()
     rng = np.random.default_rng(seed)
     obs, _ = env.reset(seed=seed)
     eng = env.unwrapped.engine
-    bound = wok_star_v0.max_episode_steps(**kw)
+    bound = wok_star_v1.max_episode_steps(**kw)
     steps = 0
     phases = set()
     while env.agents:
@@ -95,7 +95,7 @@ def test_random_play_still_ends():
         assert info["won"] in (0, 1)
 
 
-@pytest.mark.parametrize("kw", wok_star_v0.TEST_CONFIGURATIONS,
+@pytest.mark.parametrize("kw", wok_star_v1.TEST_CONFIGURATIONS,
                          ids=lambda kw: "-".join(f"{v}" for v in kw.values()))
 def test_every_configuration_plays_whole_games_consistently(kw):
     """One heuristic-with-slips game per configuration: deeper than random play reaches."""

@@ -149,11 +149,11 @@ def test_auto_third_die_goes_to_the_chef_with_more_ingredient_cards():
 
 
 def test_the_default_truncation_is_the_documented_bound():
-    from envs import wok_star_v0
+    from envs import wok_star_v1
     for kw in ({"players": 2}, {"players": 4, "events": True, "timer_seconds": 20.0, "seconds_per_tick": 0.5}):
-        env = wok_star_v0.parallel_env(**kw)
-        assert env.max_ticks == wok_star_v0.max_episode_steps(**kw)
-    assert wok_star_v0.max_episode_steps(players=4, events=True) > wok_star_v0.max_episode_steps(players=4)
+        env = wok_star_v1.parallel_env(**kw)
+        assert env.max_ticks == wok_star_v1.max_episode_steps(**kw)
+    assert wok_star_v1.max_episode_steps(players=4, events=True) > wok_star_v1.max_episode_steps(players=4)
 
 
 @pytest.mark.parametrize("key, value", [("goal_cubes", 3), ("two_player_third_die_pool", 4),

@@ -12,7 +12,7 @@ import time
 import numpy as np
 import pytest
 
-from envs import wok_star_v0
+from envs import wok_star_v1
 from envs.core.errors import SnapshotError
 from envs.wok_star.cards import load_data
 from envs.wok_star.engine import WokStarEngine
@@ -26,8 +26,8 @@ KW = {"players": 3, "events": True, "powers": True}
 def _snapshots() -> dict:
     """Phase -> the JSON snapshot at the first tick of that phase (and a few more) in a heuristic game
     that reaches every phase; read-only (copy before damaging)."""
-    env = wok_star_v0.parallel_env(**KW)
-    pol = wok_star_v0.HeuristicPolicy()
+    env = wok_star_v1.parallel_env(**KW)
+    pol = wok_star_v1.HeuristicPolicy()
     obs, _ = env.reset(seed=0)
     out: dict = {}
     while True:
@@ -48,7 +48,7 @@ def _snapshots() -> dict:
 def _env_at(phase: str):
     """An env restored to the snapshot of ``phase`` (and a JSON copy of that snapshot to damage)."""
     snap = _snapshots()[phase]
-    env = wok_star_v0.parallel_env(**KW)
+    env = wok_star_v1.parallel_env(**KW)
     env.reset(options={"snapshot": snap})
     return env, copy.deepcopy(snap)
 
@@ -263,9 +263,9 @@ def test_a_refused_state_leaves_a_live_engine_exactly_as_it_was():
                                 {"players": 4, "events": True, "setup": "auto", "seconds_per_tick": 3.0}],
                          ids=["2p-team-powers", "4p-auto-events"])
 def test_every_state_of_whole_games_loads(kw):
-    pol = wok_star_v0.HeuristicPolicy()
+    pol = wok_star_v1.HeuristicPolicy()
     for seed, slip in ((0, 0.0), (1, 0.1), (2, 1.0)):
-        env = wok_star_v0.parallel_env(**kw)
+        env = wok_star_v1.parallel_env(**kw)
         rng = np.random.default_rng(seed)
         obs, _ = env.reset(seed=seed)
         while True:
@@ -297,7 +297,7 @@ def test_damaged_snapshots_are_refused_or_play_on_soundly():
     t0 = time.perf_counter()
     rng = np.random.default_rng(12)
     counts = {"refused": 0, "accepted": 0}
-    env = wok_star_v0.parallel_env(**KW)
+    env = wok_star_v1.parallel_env(**KW)
     for phase, base in sorted(_snapshots().items()):
         env.reset(options={"snapshot": base})
         for what, snap in mutants(base, rng, 60):

@@ -9,11 +9,11 @@ order check of :mod:`.scoring`, "Beginner's Mode" is the ``mode`` and
 Mustache Master's Restaurant" is etiquette, not modelled.
 """
 
-#: (rulebook section heading, module under ``envs.frying_master.rules``), in rulebook order.
+#: (module under ``envs.frying_master.rules``, rulebook section heading), in rulebook order.
 SECTIONS: tuple[tuple[str, str], ...] = (
-    ("Game Setup", "setup"),
-    ("How to Play", "how_to_play"),
-    ("End of a Round", "end_of_round"),
-    ("Scoring", "scoring"),
-    ("The Stir-Fry Mode", "stir_fry_mode"),
+    ("setup", "Game Setup"),
+    ("how_to_play", "How to Play"),
+    ("end_of_round", "End of a Round"),
+    ("scoring", "Scoring"),
+    ("stir_fry_mode", "The Stir-Fry Mode"),
 )

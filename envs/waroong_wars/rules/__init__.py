@@ -21,14 +21,15 @@ holds the state and wires the actions to them, :mod:`envs.waroong_wars.legality`
 legal.
 """
 
-SECTIONS = (
-    ("Setting Up", "setup"),
-    ("Shopping Phase", "shopping"),
-    ("Cooking Phase", "cooking"),
-    ("Cleanup Phase", "cleanup"),
-    ("Ending the Game", "end_of_game"),
-    ("Scoring", "scoring"),
-    ("Variants", "variants"),
-    ("Character Cards", "characters"),
-    ("Customer Cards", "customers"),
+#: (module under ``envs.waroong_wars.rules``, rulebook section heading), in rulebook order.
+SECTIONS: tuple[tuple[str, str], ...] = (
+    ("setup", "Setting Up"),
+    ("shopping", "Shopping Phase"),
+    ("cooking", "Cooking Phase"),
+    ("cleanup", "Cleanup Phase"),
+    ("end_of_game", "Ending the Game"),
+    ("scoring", "Scoring"),
+    ("variants", "Variants"),
+    ("characters", "Character Cards"),
+    ("customers", "Customer Cards"),
 )

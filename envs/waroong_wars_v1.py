@@ -1,7 +1,7 @@
 """Waroong Wars (Second Edition) as a PettingZoo environment.
 
-    from envs import waroong_wars_v0
-    env = waroong_wars_v0.parallel_env(players=4, character_mode=True)
+    from envs import waroong_wars_v1
+    env = waroong_wars_v1.parallel_env(players=4, character_mode=True)
 
 Competitive card drafting and set collection for 3-5 players, turn-based:
 each step is one simultaneous draft pick or one decision of the player whose

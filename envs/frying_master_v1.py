@@ -1,7 +1,7 @@
 """Frying Master (competitive, real-time, 2-4 chefs) as a PettingZoo environment.
 
-    from envs import frying_master_v0
-    env = frying_master_v0.parallel_env(players=3, mode="drawn")
+    from envs import frying_master_v1
+    env = frying_master_v1.parallel_env(players=3, mode="drawn")
 
 See docs/frying_master.md for the rules, the tick model and every option.
 """

@@ -1,7 +1,7 @@
 """Wok Star (3rd Edition): cooperative, real-time, 2-4 chefs.
 
-    from envs import wok_star_v0
-    env = wok_star_v0.parallel_env(players=3, difficulty="medium", events=True, powers=True)
+    from envs import wok_star_v1
+    env = wok_star_v1.parallel_env(players=3, difficulty="medium", events=True, powers=True)
 
 Agents ``chef_0`` ... ``chef_{n-1}``. See docs/wok_star.md.
 """
