@@ -632,9 +632,25 @@ def verify_shipped(root: str | Path, name: str) -> Path:
     return d
 
 
-def write_manifest(root: str | Path, names: list[str]) -> dict:
+def pending_checkpoints(root: str | Path = "checkpoints") -> dict[str, str]:
+    """``{"<game>/<name>": why}``: shipped checkpoints the manifest says are not there yet (being
+    retrained after an env version change); never a shipped one too."""
+    r = Path(root)
+    path = r / MANIFEST_FILE
+    data = json.loads(path.read_text(encoding="utf-8"))
+    pending = data.get("pending", {})
+    if not isinstance(pending, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in pending.items()):
+        raise CheckpointError(f"{path}: 'pending' must map '<game>/<name>' to a reason")
+    both = sorted(set(pending) & set(read_manifest(r)))
+    if both:
+        raise CheckpointError(f"{path}: {both} are both shipped and pending")
+    return pending
+
+
+def write_manifest(root: str | Path, names: list[str], pending: dict[str, str] | None = None) -> dict:
     """(Re)write ``root/MANIFEST.json`` for the checkpoints ``names`` (``<game>/<name>``):
-    the SHA-256 of their metadata, actor and model files."""
+    the SHA-256 of their metadata, actor and model files; ``pending``: the shipped checkpoints
+    still being retrained, with why."""
     r = Path(root)
     entries = {}
     for name in sorted(names):
@@ -647,5 +663,7 @@ def write_manifest(root: str | Path, names: list[str]) -> dict:
                      "here are users' own runs. Regenerate: python -c \"from training.checkpoints import "
                      "write_manifest; write_manifest('checkpoints', [...])\"",
             "checkpoints": entries}
+    if pending:
+        data["pending"] = {k: pending[k] for k in sorted(pending) if k not in entries}
     _atomic_write_text(r / MANIFEST_FILE, json.dumps(data, indent=2) + "\n")
     return data

@@ -179,8 +179,14 @@ def _section_python_blocks(path, heading: str) -> list[str]:
 def test_the_docs_snippets_for_a_checkpoint_in_ones_own_loop_run_as_written(monkeypatch, capsys):
     """docs/training.md, "Using a checkpoint from Python": load_policy + act in a loop, then the raw SB3
     model fed with model_input (the snippet asserts it agrees with policy.act)."""
+    from training.checkpoints import pending_checkpoints
+
     torch.set_num_threads(1)
     blocks = _section_python_blocks(ROOT / "docs" / "training.md", "## Using a checkpoint from Python")
+    named = {m for b in blocks for m in __import__("re").findall(r'"checkpoints/([a-z_]+/[a-z_]+)"', b)}
+    waiting = named & set(pending_checkpoints(ROOT / "checkpoints"))
+    if waiting:  # the manifest says so (an env version change, until the retrained run lands)
+        pytest.skip(f"{sorted(waiting)} being retrained: {pending_checkpoints(ROOT / 'checkpoints')[min(waiting)]}")
     assert len(blocks) == 2 and "load_policy(" in blocks[0] and "policy.act(obs[agent], agent)" in blocks[0]
     assert "model_input(" in blocks[1] and "model.predict(x" in blocks[1]
     monkeypatch.chdir(ROOT)
@@ -257,3 +263,31 @@ def test_save_refuses_hyperparameters_that_do_not_describe_the_model(toy_checkpo
     again, _ = load_checkpoint(out)
     for a, b in zip(again.policy.state_dict().values(), model.policy.state_dict().values()):
         assert torch.equal(a, b)
+
+
+@pytest.mark.parametrize("env_id", list(envs.ENV_IDS))
+def test_a_checkpoint_of_a_replaced_env_version_is_refused_naming_both_versions(env_id, toy_checkpoint, tmp_path):
+    """After a version bump (``wok_star_v0`` -> ``wok_star_v1``) a checkpoint trained for the old
+    version is refused wherever it is read (evaluate, watch, resume), with the version it was
+    trained for, the one this release has, and how to retrain."""
+    import json
+    import shutil
+    import subprocess
+    import sys
+
+    from training.checkpoints import CheckpointError, read_metadata
+
+    game, _, version = env_id.rpartition("_v")
+    old = f"{game}_v{int(version) - 1}"
+    d = tmp_path / "old"
+    shutil.copytree(toy_checkpoint, d)
+    meta = json.loads((d / "metadata.json").read_text())
+    meta["env_id"] = old
+    (d / "metadata.json").write_text(json.dumps(meta))
+    with pytest.raises(CheckpointError) as e:
+        read_metadata(d)
+    assert f"was trained for {old}" in str(e.value) and f"it has {env_id}" in str(e.value)
+    assert f"configs/{game}_full.yaml" in str(e.value)
+    r = subprocess.run([sys.executable, "-m", "training", "evaluate", f"checkpoint:{d}", "--games", "1"],
+                       cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert r.returncode == 2 and f"was trained for {old}" in r.stderr, r.stderr[-2000:]
