@@ -858,4 +858,8 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":  # spawned workers import this module again: guarded
-    raise SystemExit(main())
+    # run the module's importable copy: Ray pickles functions of __main__ by value (each with
+    # its own globals, so the env runners' pool registry would not be the one snapshots reach)
+    from training.rllib_backend import main as _main
+
+    raise SystemExit(_main())
