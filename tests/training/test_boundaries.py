@@ -375,8 +375,12 @@ def test_documented_commands_run_as_written(argv, monkeypatch, capsys):
     """Every documented evaluate/tournament/watch/list/schema line, as written, with only its size made
     small (the last --games/--workers/--max-steps wins); from the project root, as the docs say."""
     monkeypatch.chdir(ROOT)
+    pending = ck.pending_checkpoints(ROOT / "checkpoints")
     for a in argv:
         if a.startswith("checkpoint:"):
+            named = a.split(":", 1)[1].split("?")[0].removeprefix("checkpoints/")
+            if named in pending:  # the manifest says so: an env version change, until the retrained run lands
+                pytest.skip(f"{named} is being retrained: {pending[named]}")
             meta = json.loads((ROOT / a.split(":", 1)[1] / "metadata.json").read_text())
             if meta["env_id"] not in envs.available_env_ids():
                 pytest.skip(f"{meta['env_id']} is not present")

@@ -66,7 +66,7 @@ output:
     return path
 
 
-def _cli(*args: str, timeout: float = 120, env: dict | None = None) -> subprocess.CompletedProcess:
+def _cli(*args: str, timeout: float = 300, env: dict | None = None) -> subprocess.CompletedProcess:
     return subprocess.run([sys.executable, "-m", "training", *args], cwd=ROOT, capture_output=True, text=True,
                           timeout=timeout, env=None if env is None else {**os.environ, **env})
 
