@@ -37,7 +37,7 @@ import re
 import struct
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterator, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -503,10 +503,11 @@ class ReplayResult:
     outcome: dict
 
 
-def iter_replay(d: Mapping, env: Any = None, where: str = "replay") -> Iterator[Tick]:
+def iter_replay(d: Mapping, env: Any = None, where: str = "replay",
+                on_reset: Callable[[Any], None] | None = None) -> Iterator[Tick]:
     """Play the replay ``d`` (validated here) tick by tick on ``env`` (default: a new env
     of the replay's spec; one given must be of that spec), yielding a :class:`Tick`
-    after every step. An action that is not legal when its tick comes raises
+    after every step (``on_reset(env)`` is called once the game is dealt). An action that is not legal when its tick comes raises
     :class:`ReplayError` naming the tick, the agent and the legal actions; so does a
     game that ends before its actions do. The result is checked at the end (see
     :func:`replay`); a generator closed early checks nothing more."""
@@ -517,6 +518,8 @@ def iter_replay(d: Mapping, env: Any = None, where: str = "replay") -> Iterator[
     h = hashlib.sha256()
     obs, _ = env.reset(seed=d["seed"])
     _digest_obs(h, seats, obs)
+    if on_reset is not None:
+        on_reset(env)
     returns = dict.fromkeys(seats, 0.0)
     status = "stopped"
     names = raw.action_table
@@ -560,9 +563,7 @@ def _check_end(d: Mapping, where: str, status: str, returns: dict, outcome: dict
 def replay(d: Mapping, env: Any = None, where: str = "replay") -> ReplayResult:
     """Replay ``d`` to its end and check that it reproduces the recorded ending, outcome,
     returns and digest exactly (else :class:`ReplayError`)."""
-    last = None
-    it = iter_replay(d, env, where)
-    for last in it:
+    for _ in iter_replay(d, env, where):
         pass
     return ReplayResult(len(d["actions"]), d["end"]["status"], dict(d["end"]["returns"]), dict(d["outcome"]))
 
