@@ -514,6 +514,12 @@ def iter_replay(d: Mapping, env: Any = None, where: str = "replay",
     spec = validate(d, where)
     env = env if env is not None else spec.make(illegal_action="raise")
     raw = getattr(env, "unwrapped", env)
+    want = recorded_options(spec)
+    have = {k: _jsonable(raw.config.get(k)) for k in want}
+    if getattr(raw, "metadata", {}).get("name") != spec.raw_cls().metadata["name"] or have != want:
+        diff = sorted(k for k in want if have.get(k) != want[k])
+        raise ReplayError(f"{where}: the env given to replay on is not the replay's {spec.env_id} with its options "
+                          f"(differs in {diff or 'the game'})")
     seats = list(d["agents"])
     h = hashlib.sha256()
     obs, _ = env.reset(seed=d["seed"])

@@ -127,6 +127,26 @@ def test_a_stopped_game_replays_as_stopped():
     assert R.replay(R.parse(rec.to_json())).status == "stopped"
 
 
+def test_truncated_games_and_replaced_illegal_actions_replay(tmp_path):
+    env_id = _game(1)
+    spec = EnvSpec.resolve(env_id, {"players": 2, "max_ticks": 12, "illegal_action": "noop"})
+    env = R.record(spec.make(), spec, {"x": "y"})
+    last = env.action_space(env.possible_agents[0]).n - 1
+    env.reset(seed=3)
+    replaced = 0
+    while env.agents:  # always the last action index: illegal, so the env plays its default instead
+        infos = env.step({a: last for a in env.agents})[4]
+        replaced += sum(i["illegal_replaced"] for i in infos.values())
+    data = env.replays[0]
+    assert replaced > 0 and data["end"]["status"] == "truncated" and data["end"]["ticks"] == 12
+    assert "illegal_action" not in data["options"] and data["options"]["max_ticks"] == 12
+    assert all(x != last for row in data["actions"] for x in row)  # the applied actions are recorded
+    assert set(data["seats"].values()) == {"?"}
+    assert R.replay(R.parse(R.dumps(data))).status == "truncated"
+    with pytest.raises(R.ReplayError, match=r"not the replay's .* \(differs in \['max_ticks'\]"):
+        R.replay(data, EnvSpec.resolve(env_id, {"players": 2}).make())
+
+
 # ---------------------------------------------------------------------- refusals
 @pytest.fixture(scope="module")
 def good():
@@ -318,6 +338,9 @@ def test_watch_save_games_and_watch_replay_draw_the_same_pictures(tmp_path):
     start = _run("watch", "--replay", files[0], "--from", 10, "--every", 5).stdout
     assert start.split("\n")[1].startswith("-- step 10 --") and "\n-- step 15 --" in start
     assert "\n-- step 11 --" not in start and "\n-- step 9 --" not in start
+    ticks = R.load(files[0])["end"]["ticks"]
+    p = _run("watch", "--replay", files[0], "--from", ticks + 1, check=False)
+    assert p.returncode == 2 and f"--from {ticks + 1}: " in p.stderr and f"allowed: 0..{ticks}" in p.stderr
 
 
 @pytest.mark.parametrize("args, match", [
