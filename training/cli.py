@@ -287,7 +287,7 @@ def _watch_replay(args) -> int:
         raise KitchenArenaError(f"watch --replay: {', '.join(given)} cannot be given with a replay (the env, seed, "
                                 f"seats and actions come from the file); allowed with it: --delay, --from, --every, "
                                 f"--no-clear, --game")
-    data = load(args.replay, args.game, verify=False)  # checked as it is replayed
+    data = load(args.replay, args.game)  # replayed once first: a bad replay is refused before anything is drawn
     delay = args.delay
     if delay is None:
         delay = WATCH_DELAY if sys.stdout.isatty() else 0.0

@@ -191,6 +191,7 @@ def test_an_illegal_action_is_refused_naming_tick_agent_and_legal_actions(good, 
     assert str(legal) in str(e.value)
     p = _run("watch", "--replay", path, check=False)  # the command refuses it too, in one line
     assert p.returncode == 2 and f"tick {k}, agent {agent}" in p.stderr and len(p.stderr.strip().splitlines()) == 1
+    assert p.stdout == ""  # refused before anything is drawn
 
 
 def test_a_changed_legal_action_or_outcome_does_not_reproduce(good, tmp_path):
