@@ -14,6 +14,7 @@ import math
 import re
 import sys
 import warnings
+from contextlib import contextmanager
 from pathlib import Path
 
 import envs
@@ -222,8 +223,9 @@ def cmd_evaluate(args) -> int:
             raise KitchenArenaError(f"--extras: {', '.join(map(repr, unknown))} not among the outcome() extras of "
                                     f"{spec.env_id}; allowed: {', '.join(available) or 'none'}")
     plan = [(s, args.policy, o) for s in specs for o in lineups]
-    rows = run_evaluation(plan, args.games, args.seed, args.workers, not args.sample,
-                          log=lambda s: print(s, file=sys.stderr), sweep=bool(sweep))
+    with _saving_games(args):
+        rows = run_evaluation(plan, args.games, args.seed, args.workers, not args.sample,
+                              log=lambda s: print(s, file=sys.stderr), sweep=bool(sweep))
     table = markdown_table(rows, extras)
     print(f"\n{args.games} seeded games per row (seeds {args.seed}..{args.seed + args.games - 1}), seats rotated; "
           f"95% confidence intervals\n")
@@ -237,7 +239,8 @@ def cmd_tournament(args) -> int:
 
     _check_outputs(args)
     spec = _env_spec(args, args.policies)
-    result = run_tournament(spec, args.policies, args.games, args.seed, args.workers)
+    with _saving_games(args):
+        result = run_tournament(spec, args.policies, args.games, args.seed, args.workers)
     md = result.markdown()
     print(f"\n{spec.label()}: round robin, {args.games} seeded games per pairing, seats rotated\n")
     print(md)
@@ -248,13 +251,71 @@ def cmd_tournament(args) -> int:
 def cmd_watch(args) -> int:
     from training.watch import watch
 
+    if args.replay is not None:
+        return _watch_replay(args)
+    _no_replay_flags(args)
     spec = _env_spec(args, args.policies)
     clear = False if args.no_clear else None
     delay = args.delay
     if delay is None:  # watchable in a terminal; no waiting when piped or captured
         delay = WATCH_DELAY if sys.stdout.isatty() else 0.0
-    watch(spec, args.policies, args.seed, delay, clear, args.every, args.max_steps)
+    with _saving_games(args) as saver:
+        watch(spec, args.policies, 0 if args.seed is None else args.seed, delay, clear, args.every, args.max_steps,
+              on_replay=None if saver is None else saver.add)
     return 0
+
+
+def _no_replay_flags(args) -> None:
+    """watch without --replay: policies are needed; --from/--game are for --replay."""
+    for flag, value in (("--from", args.from_tick), ("--game", args.game)):
+        if value is not None:
+            raise KitchenArenaError(f"watch {flag} is for a replay: give --replay FILE")
+    if not args.policies:
+        raise KitchenArenaError("watch needs the policies of the seats (one spec for all, or one per seat), "
+                                "or --replay FILE to replay a saved game")
+
+
+def _watch_replay(args) -> int:
+    """``watch --replay FILE``: the saved game, tick by tick (training.replay, training.watch)."""
+    from training.replay import load
+    from training.watch import watch_replay
+
+    given = [flag for flag, value in (("policies", args.policies), ("--env", args.env), ("--env-set", args.env_set),
+                                      ("--seed", args.seed), ("--max-steps", args.max_steps),
+                                      ("--save-games", args.save_games)) if value not in (None, [])]
+    if given:
+        raise KitchenArenaError(f"watch --replay: {', '.join(given)} cannot be given with a replay (the env, seed, "
+                                f"seats and actions come from the file); allowed with it: --delay, --from, --every, "
+                                f"--no-clear, --game")
+    data = load(args.replay, args.game)  # replayed once first: a bad replay is refused before anything is drawn
+    delay = args.delay
+    if delay is None:
+        delay = WATCH_DELAY if sys.stdout.isatty() else 0.0
+    where = args.replay if args.game is None else f"{args.replay} game {args.game}"
+    watch_replay(data, delay, False if args.no_clear else None, args.every, args.from_tick or 0, source=where)
+    return 0
+
+
+@contextmanager
+def _saving_games(args):
+    """``--save-games DIR|FILE.jsonl``: every game played inside is saved as a replay
+    (training.replay.GameSaver; the target is checked before any game is played)."""
+    target = getattr(args, "save_games", None)
+    if not target:
+        yield None
+        return
+    from training.evaluation import saving_games
+    from training.replay import GameSaver
+
+    saver = GameSaver(target).check()
+
+    def sink(records) -> None:
+        for g in records:
+            saver.add(g.replay)
+
+    with saving_games(sink):
+        yield saver
+    print(saver.summary())
 
 
 def cmd_list(args) -> int:
@@ -374,6 +435,12 @@ def _env_args(p: argparse.ArgumentParser) -> None:
                    help="env option, e.g. players=3 (repeatable)")
 
 
+def _save_games_arg(p: argparse.ArgumentParser) -> None:
+    p.add_argument("--save-games", metavar="DIR|FILE.jsonl", default=None,
+                   help="save every game played as a replay: one file per game in DIR (new or empty), "
+                        "or one JSON-lines file; docs/replays.md")
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m training", description=__doc__.split("\n\n")[0], epilog=EPILOG)
     sub = p.add_subparsers(dest="command", required=True)
@@ -409,6 +476,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--sample", action="store_true", help="trained policies sample instead of playing their best action")
     e.add_argument("--json", help="write the figures to this JSON file")
     e.add_argument("--markdown", help="write the table to this file")
+    _save_games_arg(e)
     e.set_defaults(func=cmd_evaluate)
 
     r = sub.add_parser("tournament", help="round robin among policies, with Elo-scale ratings", epilog=EPILOG)
@@ -419,17 +487,26 @@ def build_parser() -> argparse.ArgumentParser:
     r.add_argument("--workers", type=_int_at_least(1, 64), default=2, help="processes playing games (default 2)")
     r.add_argument("--json", help="write ratings and pairwise scores to this JSON file")
     r.add_argument("--markdown", help="write the tables to this file")
+    _save_games_arg(r)
     r.set_defaults(func=cmd_tournament)
 
     w = sub.add_parser("watch", help="render a seeded game played by chosen policies", epilog=EPILOG)
-    w.add_argument("policies", nargs="+", help="one spec for every seat, or one per seat in seat order")
+    w.add_argument("policies", nargs="*", help="one spec for every seat, or one per seat in seat order "
+                                               "(none with --replay)")
     _env_args(w)
-    w.add_argument("--seed", type=_int_at_least(0), default=0, help="the game's seed (default 0)")
+    w.add_argument("--seed", type=_int_at_least(0), default=None, help="the game's seed (default 0)")
     w.add_argument("--delay", type=_seconds, default=None,
                    help=f"seconds between frames (default {WATCH_DELAY} when stdout is a terminal, else 0)")
     w.add_argument("--every", type=_int_at_least(1), default=1, help="draw every N steps")
     w.add_argument("--max-steps", type=_int_at_least(0), default=None, help="stop after N steps")
     w.add_argument("--no-clear", action="store_true", help="never clear the screen between frames")
+    _save_games_arg(w)
+    w.add_argument("--replay", metavar="FILE", help="replay a saved game (.json, or .jsonl with --game K) "
+                                                    "instead of playing one; docs/replays.md")
+    w.add_argument("--from", dest="from_tick", type=_int_at_least(0), default=None, metavar="TICK",
+                   help="with --replay: start drawing at tick TICK (default 0, the table as dealt)")
+    w.add_argument("--game", type=_int_at_least(1), default=None, metavar="K",
+                   help="with --replay of a .jsonl file: its K-th game (line K, from 1)")
     w.set_defaults(func=cmd_watch)
 
     ls = sub.add_parser("list", help="environments, configs and checkpoints present")

@@ -24,12 +24,13 @@ from __future__ import annotations
 
 import copy
 import json
+from contextlib import contextmanager
 import math
 import multiprocessing as mp
 import warnings
 from dataclasses import dataclass, field
 from numbers import Real
-from typing import Any, Sequence
+from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
@@ -54,6 +55,7 @@ class GameRecord:
     truncated: bool
     returns: dict[str, float]
     outcome: dict[str, Any]
+    replay: dict | None = None  # the game's replay (training.replay), when games are being saved
 
 
 @dataclass
@@ -129,9 +131,27 @@ def _clone(p: Policy) -> Policy:
     return copy.deepcopy(p)
 
 
+#: sinks of :func:`saving_games`: each gets the records of every batch of games played
+_GAME_SINKS: list[Callable[[list[GameRecord]], None]] = []
+
+
+@contextmanager
+def saving_games(sink: Callable[[list[GameRecord]], None]) -> Iterator[None]:
+    """Within the block, every game :func:`play_games_parallel` plays (so every
+    :func:`evaluate` row and tournament pairing) is recorded: its records carry
+    ``replay`` and are handed to ``sink`` in seed order, one call per batch
+    (``--save-games``)."""
+    _GAME_SINKS.append(sink)
+    try:
+        yield
+    finally:
+        _GAME_SINKS.remove(sink)
+
+
 def play_games(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seeds: Sequence[int],
-               deterministic: bool = True) -> list[GameRecord]:
-    """Play one game per seed in this process (see the module docstring)."""
+               deterministic: bool = True, record: bool = False) -> list[GameRecord]:
+    """Play one game per seed in this process (see the module docstring); with
+    ``record``, each record carries the game's replay."""
     env = env_spec.make()
     agents = list(env.possible_agents)
     fs = parse_spec(focus_spec)
@@ -147,28 +167,34 @@ def play_games(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seed
         else:
             focus_seats = [agents[seed % len(agents)]]
         pols = _lineup_policies(env_spec, agents, focus_seats, focus, os_, cache)
-        r = play_episode(env, pols, seed=int(seed))
+        rec = None
+        if record:
+            from training.replay import Recorder
+
+            rec = Recorder(env_spec, int(seed), {a: fs.label if a in focus_seats else os_.label for a in agents})
+        r = play_episode(env, pols, seed=int(seed), observer=rec)
         out.append(GameRecord(int(seed), list(focus_seats), r.steps, bool(r.truncated), dict(r.returns),
-                              _jsonable(r.outcome)))
+                              _jsonable(r.outcome), None if rec is None else rec.finish(env)))
     env.close()
     return out
 
 
 def _chunk_worker(args):
-    env_spec, focus_spec, others_spec, seeds, deterministic = args
+    env_spec, focus_spec, others_spec, seeds, deterministic, record = args
     with warnings.catch_warnings():
         # the parent built these policies for this env first and showed their
         # CheckpointWarnings (play_games_parallel); a worker would only repeat them
         warnings.simplefilter("ignore", CheckpointWarning)
-        return play_games(env_spec, focus_spec, others_spec, seeds, deterministic)
+        return play_games(env_spec, focus_spec, others_spec, seeds, deterministic, record)
 
 
 def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seeds: Sequence[int],
                         workers: int = 0, deterministic: bool = True) -> list[GameRecord]:
     seeds = list(seeds)
+    record = bool(_GAME_SINKS)
     workers = min(int(workers), max(1, len(seeds) // 20))
     if workers <= 1:
-        return play_games(env_spec, focus_spec, others_spec, seeds, deterministic)
+        return _saved(play_games(env_spec, focus_spec, others_spec, seeds, deterministic, record))
     # Build every trained policy here first: a checkpoint that is damaged or
     # cannot play this env fails in this process, before any worker starts,
     # and its CheckpointWarnings are shown here, once, not by every worker.
@@ -179,8 +205,16 @@ def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | N
     chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
     ctx = mp.get_context("spawn")
     with one_blas_thread(), ctx.Pool(len(chunks)) as pool:
-        parts = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic) for c in chunks])
-    return [g for part in parts for g in part]
+        parts = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic, record)
+                                         for c in chunks])
+    return _saved([g for part in parts for g in part])
+
+
+def _saved(records: list[GameRecord]) -> list[GameRecord]:
+    """``records`` (in seed order) handed to the sinks of :func:`saving_games`."""
+    for sink in list(_GAME_SINKS):
+        sink(records)
+    return records
 
 
 def checkpoint_fit_error(specs: Sequence[str | None], env_spec: EnvSpec) -> str | None:

@@ -24,9 +24,16 @@ class EpisodeResult:
 
 
 def play_episode(env: TickParallelEnv, policies: Mapping[str, Policy], seed: int | None = None,
-                 max_steps: int | None = None) -> EpisodeResult:
-    """Play one episode; ``policies`` maps every agent to its policy."""
-    obs, _ = env.reset(seed=seed)
+                 max_steps: int | None = None, observer: Any = None) -> EpisodeResult:
+    """Play one episode; ``policies`` maps every agent to its policy.
+
+    ``observer`` (optional) sees the game as it is played: its
+    ``on_reset(obs, infos)`` after the reset and ``on_step(actions, result)``
+    after every step (``result``: the 5-tuple ``env.step`` returned); a
+    replay recorder (``training.replay.Recorder``) is one."""
+    obs, infos = env.reset(seed=seed)
+    if observer is not None:
+        observer.on_reset(obs, infos)
     for i, p in enumerate(dict.fromkeys(policies.values())):
         p.reset(None if seed is None else seed * 1000 + i)
     returns = {a: 0.0 for a in env.possible_agents}
@@ -34,7 +41,10 @@ def play_episode(env: TickParallelEnv, policies: Mapping[str, Policy], seed: int
     terminated = truncated = False
     while env.agents:
         actions = {a: policies[a].act(obs[a], a, env) for a in env.agents}
-        obs, rew, term, trunc, _ = env.step(actions)
+        result = env.step(actions)
+        if observer is not None:
+            observer.on_step(actions, result)
+        obs, rew, term, trunc, _ = result
         steps += 1
         for a, r in rew.items():
             returns[a] += r

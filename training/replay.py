@@ -1,0 +1,630 @@
+"""Replays: one JSON object per game, enough to play it again bit for bit.
+
+A replay records the env (id, version, options), the seed and the joint
+action of every tick, plus what the game came to (the outcome, how it ended,
+every seat's return and a SHA-256 digest of every observation, mask, reward
+and termination flag). :func:`replay` deals the same game again, checks every
+recorded action against the mask when its tick comes, and refuses the file
+unless the outcome, the ending, the returns and the digest are reproduced
+exactly. The format is documented in docs/replays.md.
+
+Recording, in any loop that calls ``env.reset(seed=...)`` / ``env.step(joint)``::
+
+    rec = Recorder(env_spec, seed, {"chef_0": "heuristic", "chef_1": "random"})
+    obs, infos = env.reset(seed=seed); rec.on_reset(obs, infos)
+    while env.agents:
+        result = env.step(joint); rec.on_step(joint, result)
+    data = rec.finish(env)            # the replay (a dict); rec.to_json() is its text
+    save(path, data)                  # .json: this game; .jsonl: appended as one line
+
+or wrap the env (``record(env, env_spec, seat_labels)``) and read
+``.replays``. Reading: :func:`load` / :func:`load_all` (strict: exact keys,
+types, the env id in the registry, options valid for the env, and each game
+replayed: every action legal, the result reproduced); :func:`iter_replay`
+steps through a game tick by tick (``watch --replay``).
+
+Nothing from a file is executed or unpickled: replays are read with
+``json.loads`` (no NaN, no duplicate keys) and checked field by field.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import math
+import os
+import re
+import struct
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Callable, Iterator, Mapping, Sequence
+
+import numpy as np
+
+import envs
+from envs.core.errors import ConfigError, IllegalActionError, KitchenArenaError
+from envs.core.tick_env import INTERFACE_OPTIONS
+
+from training.envspec import EnvSpec
+
+FORMAT = "kitchen-arena-replay"
+FORMAT_VERSION = 1
+#: the keys of a replay, exactly
+KEYS = ("format", "format_version", "env_id", "env_version", "options", "seed", "agents", "seats", "actions",
+        "outcome", "end", "digest", "package_version")
+END_KEYS = ("ticks", "status", "returns")
+STATUSES = ("terminated", "truncated", "stopped")
+#: env options a replay does not carry: how the env talks, and illegal_action (a replay holds only
+#: applied, legal actions and is always replayed with illegal_action="raise")
+NOT_RECORDED = tuple(INTERFACE_OPTIONS) + ("illegal_action", "max_cycles")
+#: the largest replay file read (bytes)
+MAX_FILE_BYTES = 256 * 1024 * 1024
+
+
+class ReplayError(KitchenArenaError):
+    """A replay that cannot be read or does not replay (the message says what and where)."""
+
+
+def package_version() -> str:
+    from training import __version__
+
+    return str(__version__)
+
+
+def env_version(env_id: str) -> int | None:
+    """N of an env id ``<game>_vN`` (None if the id has no version suffix)."""
+    base, sep, ver = env_id.rpartition("_v")
+    return int(ver) if sep and base and ver.isdigit() else None
+
+
+def game_name(env_id: str) -> str:
+    return env_id.rsplit("_v", 1)[0]
+
+
+# ---------------------------------------------------------------------- recording
+def _digest_obs(h, agents: Sequence[str], obs: Mapping[str, Any]) -> None:
+    for a in agents:
+        if a in obs:
+            o = obs[a]
+            h.update(a.encode())
+            h.update(np.ascontiguousarray(o["observation"], dtype=np.float32).tobytes())
+            h.update(np.ascontiguousarray(o["action_mask"], dtype=np.int8).tobytes())
+
+
+def _digest_step(h, agents: Sequence[str], result: tuple) -> None:
+    obs, rew, term, trunc, _ = result
+    _digest_obs(h, agents, obs)
+    for a in agents:
+        if a in rew:
+            h.update(struct.pack("<d??", float(rew[a]), bool(term[a]), bool(trunc[a])))
+
+
+def _jsonable(x: Any) -> Any:
+    if isinstance(x, Mapping):
+        return {str(k): _jsonable(v) for k, v in x.items()}
+    if isinstance(x, (list, tuple)):
+        return [_jsonable(v) for v in x]
+    if isinstance(x, (bool, np.bool_)):
+        return bool(x)
+    if isinstance(x, np.integer):
+        return int(x)
+    if isinstance(x, np.floating):
+        return float(x)
+    return x
+
+
+def recorded_options(env_spec: EnvSpec) -> dict[str, Any]:
+    """The env options a replay records: every game option, defaults filled in."""
+    return {k: _jsonable(v) for k, v in env_spec.resolved_options().items() if k not in NOT_RECORDED}
+
+
+class Recorder:
+    """Records one game as it is played (see the module docstring).
+
+    ``seat_labels`` maps every seat to the label of who played it (a policy
+    spec's label, ``human``, ...); missing seats are recorded as ``"?"``."""
+
+    def __init__(self, env_spec: EnvSpec, seed: int, seat_labels: Mapping[str, str] | None = None):
+        if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+            raise ReplayError(f"a replay needs the game's seed, an integer >= 0; got {seed!r}")
+        self.env_spec = env_spec
+        self.seed = int(seed)
+        self.seat_labels = dict(seat_labels or {})
+        self.agents: list[str] | None = None
+        self.actions: list[list[int]] = []
+        self.returns: dict[str, float] = {}
+        self.status = "stopped"
+        self._hash = hashlib.sha256()
+        self.data: dict | None = None
+
+    def on_reset(self, obs: Mapping[str, Any], infos: Any = None) -> None:
+        """After ``env.reset(seed=self.seed)``: ``obs`` as reset returned it."""
+        if self.agents is not None:
+            raise ReplayError("Recorder.on_reset: this recorder already holds a game; use one Recorder per game")
+        self.agents = list(obs)
+        self.returns = dict.fromkeys(self.agents, 0.0)
+        _digest_obs(self._hash, self.agents, obs)
+
+    def on_step(self, joint: Mapping[str, Any], result: tuple) -> None:
+        """After ``result = env.step(joint)``: records the actions applied (``infos[a]["action"]``,
+        which differs from ``joint`` only where ``illegal_action="noop"`` replaced one)."""
+        if self.agents is None:
+            raise ReplayError("Recorder.on_step before on_reset: call on_reset with the observations of env.reset")
+        if self.data is not None:
+            raise ReplayError("Recorder.on_step after finish: the game is recorded")
+        obs, rew, term, trunc, infos = result
+        if sorted(rew) != sorted(self.agents):
+            raise ReplayError(f"Recorder.on_step: the step's agents {sorted(rew)} are not the seats "
+                              f"{self.agents}; a replay records games in which every seat acts every tick")
+        self.actions.append([int(infos[a]["action"]) if "action" in infos.get(a, {}) else int(joint[a])
+                             for a in self.agents])
+        for a in self.agents:
+            self.returns[a] += float(rew[a])
+        _digest_step(self._hash, self.agents, result)
+        if any(term.values()):
+            self.status = "terminated"
+        elif any(trunc.values()):
+            self.status = "truncated"
+
+    def finish(self, env: Any) -> dict:
+        """The replay of the game ``env`` just played (the outcome from ``env.outcome()``);
+        a game not over yet is recorded as ``stopped``."""
+        if self.agents is None:
+            raise ReplayError("Recorder.finish before on_reset: nothing was recorded")
+        if self.data is None:
+            raw = getattr(env, "unwrapped", env)
+            self.data = {
+                "format": FORMAT,
+                "format_version": FORMAT_VERSION,
+                "env_id": self.env_spec.env_id,
+                "env_version": env_version(self.env_spec.env_id),
+                "options": recorded_options(self.env_spec),
+                "seed": self.seed,
+                "agents": list(self.agents),
+                "seats": {a: str(self.seat_labels.get(a, "?")) for a in self.agents},
+                "actions": [list(x) for x in self.actions],
+                "outcome": _jsonable(raw.outcome()),
+                "end": {"ticks": len(self.actions), "status": self.status, "returns": dict(self.returns)},
+                "digest": self._hash.hexdigest(),
+                "package_version": package_version(),
+            }
+        return self.data
+
+    def to_json(self) -> str:
+        if self.data is None:
+            raise ReplayError("Recorder.to_json before finish(env)")
+        return dumps(self.data)
+
+
+class RecordingEnv:
+    """An env that records every game played on it: ``reset(seed=...)`` starts a
+    recording (a seed is required), ``step`` feeds it; a game is finished when it
+    ends, at the next ``reset`` or at ``close``/``finish()``. ``.replays``: the
+    finished games, in the order played. Everything else is the env's."""
+
+    def __init__(self, env: Any, env_spec: EnvSpec, seat_labels: Mapping[str, str] | None = None):
+        self.env = env
+        self.env_spec = env_spec
+        self.seat_labels = dict(seat_labels or {})
+        self.replays: list[dict] = []
+        self._rec: Recorder | None = None
+
+    def reset(self, seed: int | None = None, options: dict | None = None):
+        self.finish()
+        if seed is None or options:
+            raise ReplayError("a recorded game starts with reset(seed=S) (an integer seed, no options): "
+                              "a replay deals the game again from its seed")
+        obs, infos = self.env.reset(seed=seed)
+        self._rec = Recorder(self.env_spec, seed, self.seat_labels)
+        self._rec.on_reset(obs, infos)
+        return obs, infos
+
+    def step(self, joint):
+        result = self.env.step(joint)
+        if self._rec is not None:
+            self._rec.on_step(joint, result)
+            if not self.env.agents:
+                self.finish()
+        return result
+
+    def finish(self) -> None:
+        if self._rec is not None:
+            self.replays.append(self._rec.finish(self.env))
+            self._rec = None
+
+    def close(self) -> None:
+        self.finish()
+        self.env.close()
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.env, name)
+
+
+def record(env: Any, env_spec: EnvSpec, seat_labels: Mapping[str, str] | None = None) -> RecordingEnv:
+    """``env`` wrapped so that every game played on it is recorded (:class:`RecordingEnv`)."""
+    return RecordingEnv(env, env_spec, seat_labels)
+
+
+# ---------------------------------------------------------------------- writing
+def dumps(data: Mapping[str, Any], lines: bool = True) -> str:
+    """The JSON text of a replay: with ``lines``, one key per line and one tick per
+    line; otherwise one line (a JSON-lines entry)."""
+    if not lines:
+        return json.dumps(data, separators=(",", ":"), allow_nan=False)
+    parts = []
+    for k, v in data.items():
+        if k == "actions":
+            body = ",\n".join("    " + json.dumps(x, separators=(",", ":")) for x in v)
+            text = "[\n" + body + "\n  ]" if v else "[]"
+        else:
+            text = json.dumps(v, allow_nan=False)
+        parts.append(f"  {json.dumps(k)}: {text}")
+    return "{\n" + ",\n".join(parts) + "\n}\n"
+
+
+def is_jsonl(path: str | os.PathLike) -> bool:
+    return str(path).endswith(".jsonl")
+
+
+def save(path: str | os.PathLike, data: Mapping[str, Any] | Sequence[Mapping[str, Any]]) -> Path:
+    """Write one replay to ``path`` (``.json``), or one or more to a JSON-lines file
+    (``.jsonl``: one game per line, the file replaced)."""
+    p = Path(path)
+    games = [data] if isinstance(data, Mapping) else list(data)
+    if is_jsonl(p):
+        text = "".join(dumps(g, lines=False) + "\n" for g in games)
+    elif len(games) == 1:
+        text = dumps(games[0])
+    else:
+        raise ReplayError(f"{p}: {len(games)} games go into a .jsonl file (one per line), not one .json file")
+    try:
+        p.write_text(text, encoding="utf-8")
+    except OSError as e:
+        raise ReplayError(f"could not write the replay {str(p)!r}: {e.strerror or e}") from e
+    return p
+
+
+class GameSaver:
+    """Where ``--save-games TARGET`` puts games: TARGET ending in ``.jsonl`` is one JSON-lines file
+    (written anew, one game per line, in the order played); any other TARGET is a directory (created
+    if missing, which must be empty) holding one file per game, ``NNNNNN_<env id>_seed<S>.json``
+    numbered in the order played. :meth:`check` runs before any game is played."""
+
+    def __init__(self, target: str | os.PathLike, flag: str = "--save-games"):
+        self.target = Path(target)
+        self.flag = flag
+        self.count = 0
+        self.files: list[Path] = []
+
+    def check(self) -> "GameSaver":
+        t, flag = self.target, self.flag
+        if is_jsonl(t):
+            if t.is_dir():
+                raise ReplayError(f"{flag} {str(t)!r} is a directory; a .jsonl target is a file")
+            if not t.parent.is_dir():
+                raise ReplayError(f"{flag} {str(t)!r}: the directory {str(t.parent)!r} does not exist")
+            try:
+                t.write_text("", encoding="utf-8")
+            except OSError as e:
+                raise ReplayError(f"{flag} {str(t)!r} could not be written: {e.strerror or e}") from e
+        else:
+            if t.exists() and not t.is_dir():
+                raise ReplayError(f"{flag} {str(t)!r} is a file; give a directory (one file per game) "
+                                  f"or a name ending in .jsonl (one JSON-lines file)")
+            if t.is_dir() and any(t.iterdir()):
+                raise ReplayError(f"{flag} {str(t)!r} is not empty; give a new or empty directory")
+            if not t.parent.is_dir():
+                raise ReplayError(f"{flag} {str(t)!r}: the directory {str(t.parent)!r} does not exist")
+            t.mkdir(exist_ok=True)
+        return self
+
+    def add(self, data: Mapping[str, Any]) -> None:
+        self.count += 1
+        try:
+            if is_jsonl(self.target):
+                with self.target.open("a", encoding="utf-8") as f:
+                    f.write(dumps(data, lines=False) + "\n")
+                if not self.files:
+                    self.files.append(self.target)
+            else:
+                p = self.target / f"{self.count:06d}_{data['env_id']}_seed{data['seed']}.json"
+                p.write_text(dumps(data), encoding="utf-8")
+                self.files.append(p)
+        except OSError as e:
+            raise ReplayError(f"{self.flag} {str(self.target)!r}: a game could not be written: "
+                              f"{e.strerror or e}") from e
+
+    def summary(self) -> str:
+        where = f"{self.target} (JSON lines)" if is_jsonl(self.target) else f"{self.target}/ (one file per game)"
+        return f"saved {self.count} game{'s' if self.count != 1 else ''} to {where}"
+
+
+# ---------------------------------------------------------------------- reading
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not allowed in a replay (numbers must be finite)")
+
+
+def _pairs(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"the key {k!r} appears twice in one object")
+        out[k] = v
+    return out
+
+
+def parse(text: str, where: str = "replay") -> Any:
+    """JSON text to data, strictly: no NaN/Infinity, no duplicate keys."""
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_pairs)
+    except (ValueError, RecursionError) as e:
+        if isinstance(e, json.JSONDecodeError):
+            raise ReplayError(f"{where}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno}); "
+                              f"the file is truncated or damaged") from None
+        raise ReplayError(f"{where}: not a valid replay ({e})") from None
+
+
+def _is_int(x: Any) -> bool:
+    return isinstance(x, int) and not isinstance(x, bool)
+
+
+def _is_num(x: Any) -> bool:
+    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+
+
+def _type(x: Any) -> str:
+    return {dict: "object", list: "array", str: "string", bool: "boolean", type(None): "null",
+            int: "integer", float: "number"}.get(type(x), type(x).__name__)
+
+
+def _keys(d: Mapping, expected: Sequence[str], where: str) -> None:
+    unknown = [k for k in d if k not in expected]
+    missing = [k for k in expected if k not in d]
+    if unknown or missing:
+        parts = ([f"unknown keys {unknown}"] if unknown else []) + ([f"missing keys {missing}"] if missing else [])
+        raise ReplayError(f"{where}: {'; '.join(parts)}; the keys are exactly {list(expected)}")
+
+
+def _json_value(x: Any) -> bool:
+    if x is None or isinstance(x, (str, bool)) or _is_num(x):
+        return True
+    if isinstance(x, list):
+        return all(_json_value(v) for v in x)
+    if isinstance(x, dict):
+        return all(isinstance(k, str) and _json_value(v) for k, v in x.items())
+    return False
+
+
+def _env_spec_of(d: Mapping, where: str) -> EnvSpec:
+    env_id, version = d["env_id"], d["env_version"]
+    if env_version(env_id) is None:
+        raise ReplayError(f"{where}: env_id {env_id!r} is not an env id <game>_vN; registered: {list(envs.ENV_IDS)}")
+    if version != env_version(env_id):
+        raise ReplayError(f"{where}: env_version {version} does not match env_id {env_id!r} "
+                          f"(version {env_version(env_id)})")
+    if env_id not in envs.ENV_IDS:
+        same = [e for e in envs.ENV_IDS if game_name(e) == game_name(env_id)]
+        if same:
+            raise ReplayError(f"{where}: recorded on {env_id} (env version {version}), but this checkout has "
+                              f"{', '.join(f'{e} (env version {env_version(e)})' for e in same)}; a replay plays "
+                              f"only on the env version it was recorded on")
+        raise ReplayError(f"{where}: unknown env {env_id!r}; registered: {list(envs.ENV_IDS)}")
+    if env_id not in envs.available_env_ids():
+        raise ReplayError(f"{where}: env {env_id!r} is registered but not present in this checkout")
+    options = d["options"]
+    bad = [k for k in options if k in NOT_RECORDED]
+    if bad:
+        raise ReplayError(f"{where}: options {bad} are not recorded in a replay (how the env talks, not the game); "
+                          f"the replayer sets them")
+    try:
+        return EnvSpec.resolve(env_id, options)
+    except ConfigError as e:
+        raise ReplayError(f"{where}: options not valid for {env_id}: {e}") from None
+
+
+def validate(d: Any, where: str = "replay") -> EnvSpec:
+    """Check a replay's structure (exact keys, types, the env and its options,
+    the seats and the range of every action); returns the env it plays.
+    Legality is checked by :func:`replay`."""
+    if not isinstance(d, dict):
+        raise ReplayError(f"{where}: a replay is a JSON object, got {_type(d)}")
+    if "format" in d and d["format"] != FORMAT:
+        raise ReplayError(f"{where}: format is {d['format']!r}; allowed: {FORMAT!r}")
+    if "format_version" in d and d["format_version"] != FORMAT_VERSION:
+        raise ReplayError(f"{where}: format_version {d['format_version']!r} is not supported; "
+                          f"this reader reads format_version {FORMAT_VERSION}")
+    _keys(d, KEYS, where)
+    types = {"format": (str, "a string"), "format_version": (_is_int, "an integer"), "env_id": (str, "a string"),
+             "env_version": (_is_int, "an integer"), "options": (dict, "an object"), "seed": (_is_int, "an integer"),
+             "agents": (list, "an array"), "seats": (dict, "an object"), "actions": (list, "an array"),
+             "outcome": (dict, "an object"), "end": (dict, "an object"), "digest": (str, "a string"),
+             "package_version": (str, "a string")}
+    for k, (t, what) in types.items():
+        ok = t(d[k]) if callable(t) and not isinstance(t, type) else isinstance(d[k], t)
+        if not ok:
+            raise ReplayError(f"{where}: {k} must be {what}, got {_type(d[k])} {d[k]!r:.60}")
+    if d["seed"] < 0:
+        raise ReplayError(f"{where}: seed {d['seed']} is negative; allowed: an integer >= 0")
+    if not all(isinstance(k, str) and (_json_value(v)) for k, v in d["options"].items()):
+        raise ReplayError(f"{where}: options must map option names to JSON values")
+    spec = _env_spec_of(d, where)
+    env = spec.make()
+    seats = list(env.possible_agents)
+    if d["agents"] != seats:
+        raise ReplayError(f"{where}: agents {d['agents']!r:.200} are not the seats of {spec.label()}: {seats}")
+    _keys(d["seats"], seats, f"{where}: seats")
+    for a, label in d["seats"].items():
+        if not isinstance(label, str):
+            raise ReplayError(f"{where}: seats[{a!r}] must be a string (who played the seat), got {_type(label)}")
+    n = env.action_table.n
+    for t, joint in enumerate(d["actions"]):
+        if not isinstance(joint, list) or len(joint) != len(seats):
+            raise ReplayError(f"{where}: actions[{t}] (tick {t}) must be an array of {len(seats)} action indices, "
+                              f"one per seat in agents order {seats}; got {_type(joint)} {joint!r:.80}")
+        for a, x in zip(seats, joint):
+            if not _is_int(x) or not 0 <= x < n:
+                raise ReplayError(f"{where}: tick {t}, agent {a}: action {x!r} is not an action index; "
+                                  f"allowed: integers 0..{n - 1}")
+    end = d["end"]
+    _keys(end, END_KEYS, f"{where}: end")
+    if not _is_int(end["ticks"]) or end["ticks"] != len(d["actions"]):
+        raise ReplayError(f"{where}: end.ticks {end['ticks']!r} must be the number of recorded ticks "
+                          f"({len(d['actions'])})")
+    if end["status"] not in STATUSES:
+        raise ReplayError(f"{where}: end.status {end['status']!r}; allowed: {list(STATUSES)}")
+    if not isinstance(end["returns"], dict):
+        raise ReplayError(f"{where}: end.returns must be an object {{agent: number}}, got {_type(end['returns'])}")
+    _keys(end["returns"], seats, f"{where}: end.returns")
+    for a, r in end["returns"].items():
+        if not _is_num(r):
+            raise ReplayError(f"{where}: end.returns[{a!r}] must be a finite number, got {_type(r)} {r!r:.40}")
+    if not _json_value(d["outcome"]):
+        raise ReplayError(f"{where}: outcome must hold JSON values only")
+    if not re.fullmatch(r"[0-9a-f]{64}", d["digest"]):
+        raise ReplayError(f"{where}: digest must be 64 lowercase hex digits (SHA-256), got {d['digest']!r:.80}")
+    return spec
+
+
+@dataclass
+class Tick:
+    """One replayed tick: ``tick`` (0-based index into ``actions``), the joint action,
+    and what ``env.step`` returned."""
+
+    tick: int
+    joint: dict[str, int]
+    result: tuple
+
+
+@dataclass
+class ReplayResult:
+    ticks: int
+    status: str
+    returns: dict[str, float]
+    outcome: dict
+
+
+def iter_replay(d: Mapping, env: Any = None, where: str = "replay",
+                on_reset: Callable[[Any], None] | None = None) -> Iterator[Tick]:
+    """Play the replay ``d`` (validated here) tick by tick on ``env`` (default: a new env
+    of the replay's spec; one given must be of that spec), yielding a :class:`Tick`
+    after every step (``on_reset(env)`` is called once the game is dealt). An action that is not legal when its tick comes raises
+    :class:`ReplayError` naming the tick, the agent and the legal actions; so does a
+    game that ends before its actions do. The result is checked at the end (see
+    :func:`replay`); a generator closed early checks nothing more."""
+    spec = validate(d, where)
+    env = env if env is not None else spec.make(illegal_action="raise")
+    raw = getattr(env, "unwrapped", env)
+    want = recorded_options(spec)
+    have = {k: _jsonable(raw.config.get(k)) for k in want}
+    if getattr(raw, "metadata", {}).get("name") != spec.raw_cls().metadata["name"] or have != want:
+        diff = sorted(k for k in want if have.get(k) != want[k])
+        raise ReplayError(f"{where}: the env given to replay on is not the replay's {spec.env_id} with its options "
+                          f"(differs in {diff or 'the game'})")
+    seats = list(d["agents"])
+    h = hashlib.sha256()
+    obs, _ = env.reset(seed=d["seed"])
+    _digest_obs(h, seats, obs)
+    if on_reset is not None:
+        on_reset(env)
+    returns = dict.fromkeys(seats, 0.0)
+    status = "stopped"
+    names = raw.action_table
+    for t, row in enumerate(d["actions"]):
+        if not env.agents:
+            raise ReplayError(f"{where}: the game ended after tick {t - 1} ({status}) but the replay has "
+                              f"{len(d['actions'])} ticks")
+        if sorted(env.agents) != sorted(seats):
+            raise ReplayError(f"{where}: tick {t}: the live agents {env.agents} are not all the seats {seats}")
+        joint = dict(zip(seats, row))
+        for a in seats:
+            try:
+                raw.engine.check_one(a, joint[a], "raise")
+            except IllegalActionError as e:
+                legal = names.names(raw.engine.legal_actions(a))
+                raise ReplayError(f"{where}: tick {t}, agent {a}: the recorded action {joint[a]} "
+                                  f"({names.name(joint[a])}) is not legal now ({e.reason}); legal: {legal}") from None
+        result = env.step(joint)
+        _digest_step(h, seats, result)
+        for a in seats:
+            returns[a] += float(result[1][a])
+        if any(result[2].values()):
+            status = "terminated"
+        elif any(result[3].values()):
+            status = "truncated"
+        yield Tick(t, joint, result)
+    _check_end(d, where, status, returns, _jsonable(raw.outcome()), h.hexdigest())
+
+
+def _check_end(d: Mapping, where: str, status: str, returns: dict, outcome: dict, digest: str) -> None:
+    end = d["end"]
+    norm = parse(json.dumps(outcome, allow_nan=False))
+    checks = [("end.status", end["status"], status), ("outcome", d["outcome"], norm),
+              ("end.returns", end["returns"], returns), ("digest", d["digest"], digest)]
+    for what, recorded, replayed in checks:
+        if recorded != replayed:
+            raise ReplayError(f"{where}: the replay does not reproduce the recorded {what}: recorded {recorded!r:.200}, "
+                              f"replayed {replayed!r:.200}")
+
+
+def replay(d: Mapping, env: Any = None, where: str = "replay") -> ReplayResult:
+    """Replay ``d`` to its end and check that it reproduces the recorded ending, outcome,
+    returns and digest exactly (else :class:`ReplayError`)."""
+    for _ in iter_replay(d, env, where):
+        pass
+    return ReplayResult(len(d["actions"]), d["end"]["status"], dict(d["end"]["returns"]), dict(d["outcome"]))
+
+
+def _read(path: str | os.PathLike) -> str:
+    p = Path(path)
+    if not p.is_file():
+        raise ReplayError(f"replay {str(p)!r}: no such file")
+    if p.stat().st_size > MAX_FILE_BYTES:
+        raise ReplayError(f"replay {str(p)!r}: {p.stat().st_size} bytes; the largest replay file read is "
+                          f"{MAX_FILE_BYTES} bytes")
+    try:
+        return p.read_text(encoding="utf-8")
+    except UnicodeDecodeError:
+        raise ReplayError(f"replay {str(p)!r}: not UTF-8 text; a replay is a JSON file") from None
+
+
+def load_all(path: str | os.PathLike, verify: bool = True) -> list[dict]:
+    """Every game of a replay file (``.jsonl``: one per line; otherwise one JSON object),
+    each validated and, with ``verify``, replayed (see :func:`replay`)."""
+    text = _read(path)
+    if is_jsonl(path):
+        lines = text.split("\n")
+        if lines and lines[-1] == "":
+            lines.pop()
+        if not lines:
+            raise ReplayError(f"{path}: the JSON-lines file holds no game")
+        games = []
+        for i, line in enumerate(lines, 1):
+            where = f"{path} line {i}"
+            if not line.strip():
+                raise ReplayError(f"{where}: empty line; a JSON-lines replay file holds one game per line")
+            games.append((where, parse(line, where)))
+    else:
+        games = [(str(path), parse(text, str(path)))]
+    for where, g in games:
+        if verify:
+            replay(g, where=where)
+        else:
+            validate(g, where)
+    return [g for _, g in games]
+
+
+def load(path: str | os.PathLike, game: int | None = None, verify: bool = True) -> dict:
+    """One game of a replay file: the file's only game, or game ``game`` (1-based line of a
+    ``.jsonl``); validated and, with ``verify``, replayed."""
+    games = load_all(path, verify=False)
+    if game is None:
+        if len(games) != 1:
+            raise ReplayError(f"{path} holds {len(games)} games; choose one with --game K (1..{len(games)})")
+        game = 1
+    if _is_int(game) is False or not 1 <= game <= len(games):
+        raise ReplayError(f"{path}: --game {game!r} is not a game of the file; allowed: 1..{len(games)}")
+    d = games[game - 1]
+    where = f"{path} line {game}" if is_jsonl(path) else str(path)
+    if verify:
+        replay(d, where=where)
+    return d
