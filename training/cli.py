@@ -257,6 +257,14 @@ def cmd_watch(args) -> int:
     return 0
 
 
+def cmd_play(args) -> int:
+    from training.play import play
+
+    spec = _env_spec(args)
+    result = play(spec, args.seat, args.others or [], args.seed, args.wall_clock)
+    return result.exit_code
+
+
 def cmd_list(args) -> int:
     import yaml
 
@@ -431,6 +439,19 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--max-steps", type=_int_at_least(0), default=None, help="stop after N steps")
     w.add_argument("--no-clear", action="store_true", help="never clear the screen between frames")
     w.set_defaults(func=cmd_watch)
+
+    pl = sub.add_parser("play", help="take one or more seats yourself, in the terminal (docs/play.md)", epilog=EPILOG)
+    _env_args(pl)
+    pl.add_argument("--seat", action="append", default=[], required=True, metavar="AGENT",
+                    help="a seat you play, e.g. chef_0 (repeatable)")
+    pl.add_argument("--others", nargs="+", action="extend", default=[], metavar="SPEC",
+                    help="who plays the other seats: one spec for all, or one per other seat in seat order "
+                         "(default heuristic)")
+    pl.add_argument("--seed", type=_int_at_least(0), default=0, help="the game's seed (default 0)")
+    pl.add_argument("--wall-clock", action="store_true",
+                    help="real-time games: run one tick every seconds_per_tick of wall time (noop if you have not "
+                         "answered); default: the clock stops while you decide")
+    pl.set_defaults(func=cmd_play)
 
     ls = sub.add_parser("list", help="environments, configs and checkpoints present")
     ls.add_argument("--configs", default="configs")
