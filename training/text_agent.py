@@ -119,3 +119,15 @@ def load_reply_fn(target: str) -> Callable[[str], Any]:
         raise ConfigError(f"text agent {target!r}: {attr!r} is a {type(obj).__name__}, not a callable "
                           f"(prompt -> reply)")
     return obj
+
+
+def scripted_reply(prompt_text: str) -> str:
+    """A scripted text agent (no model, no network; the docs and tests play it): it reads the
+    legal actions from the prompt (the ``index: name`` lines after ``# Your legal actions``)
+    and answers ``Action: NAME`` with the last one listed, or ``noop`` if that is all there is."""
+    listed = prompt_text.split("# Your legal actions", 1)[-1].split("\n\n", 2)
+    names = [line.split(": ", 1)[1] for line in (listed[1] if len(listed) > 1 else "").splitlines()
+             if re.match(r"^\d+: ", line)]
+    if not names:
+        names = [line.split(": ", 1)[1] for line in prompt_text.splitlines() if re.match(r"^\d+: ", line)]
+    return f"I choose this.\nAction: {names[-1] if names else 'noop'}"
