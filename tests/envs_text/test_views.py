@@ -77,6 +77,7 @@ def test_action_parse_error_pickles_and_rebuilds_from_one_argument():
     e = ActionParseError("chef_0", "fly", ["noop", "serve(flip='low')"], "no action has this name")
     back = pickle.loads(pickle.dumps(e))
     assert str(back) == str(e) and back.legal == e.legal and back.text == "fly" and back.agent == "chef_0"
+    assert type(back) is ActionParseError and back.__dict__ == e.__dict__
     again = type(e)(e)
     assert str(again) == str(e) and again.legal == e.legal
     msg_only = type(e)(str(e))
