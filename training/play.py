@@ -15,7 +15,7 @@ table time, however long the person thinks). With ``wall_clock=True`` the
 game runs one tick every ``seconds_per_tick`` seconds of wall time, and a
 person who has not answered by the end of the tick plays ``noop`` for it.
 
-The game ends with the outcome (exit status 0). End of input (EOF) or ``quit``
+The game ends with the outcome (exit status 0). End of input (EOF), Ctrl-C or ``quit``
 stops the game with a message (exit status 1).
 
 :func:`play_game` is the one loop: it sees every reset, every joint action
@@ -214,8 +214,9 @@ def play_game(env: Any, humans: HumanSeats, policies: Mapping[str, Any], seed: i
                     write(f"({a}: {raw.action_table.name(joint[a])} was blocked: {why})")
             if not env.agents:
                 reason = "terminated" if any(term.values()) else "truncated"
-    except InputEnded as e:
-        write(f"\n== input ended ({e}) at tick {raw.engine.tick} after {steps} steps: the game is stopped, "
+    except (InputEnded, KeyboardInterrupt) as e:
+        why = str(e) if isinstance(e, InputEnded) else "interrupted: Ctrl-C"
+        write(f"\n== input ended ({why}) at tick {raw.engine.tick} after {steps} steps: the game is stopped, "
               f"no outcome ==")
         for o in observers:
             o.on_end(env, None, "stopped")

@@ -189,3 +189,25 @@ def test_quit_stops_the_game():
     env_id = IDS[-1]
     r = _run(["--env", env_id, "--seat", _seat(env_id)], "QUIT\n0\n")
     assert r.returncode == 1 and "== input ended (QUIT)" in r.stdout
+
+
+def test_ctrl_c_stops_the_game_with_a_message():
+    import signal
+
+    env_id = IDS[-1]
+    seat = _seat(env_id)
+    p = subprocess.Popen([sys.executable, "-m", "training", "play", "--env", env_id, "--seat", seat],
+                         stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                         cwd=ROOT, env=ENV)
+    try:
+        seen = ""
+        while f"{seat}> " not in seen:
+            line = p.stdout.readline()
+            assert line, "the command ended before asking"
+            seen += line
+        p.send_signal(signal.SIGINT)
+        out, err = p.communicate(timeout=30)
+    finally:
+        if p.poll() is None:
+            p.kill()
+    assert p.returncode == 1 and "== input ended (interrupted: Ctrl-C)" in out and "Traceback" not in err
