@@ -21,6 +21,7 @@ docs/language_agents.md.
 
 from __future__ import annotations
 
+import copy
 import importlib
 import re
 from typing import Any, Callable
@@ -67,6 +68,13 @@ class TextAgentPolicy(Policy):
         self.name = name
         self.ok = self.retried = self.fell_back = self.forced = self.replies = 0
         self.last_error: str | None = None
+
+    def __deepcopy__(self, memo: dict) -> "TextAgentPolicy":
+        """A copy with its own counts that shares the callable (a model client is not copied:
+        evaluation copies a policy once per seat)."""
+        twin = copy.copy(self)
+        memo[id(self)] = twin
+        return twin
 
     def counts(self) -> dict[str, int]:
         return {"ok": self.ok, "retried": self.retried, "fell_back": self.fell_back, "forced": self.forced,

@@ -147,3 +147,23 @@ def test_text_specs_that_cannot_be_loaded_are_refused(spec, match):
 def test_the_spec_parses_with_its_options_and_label():
     ps = parse_spec(f"text:{MOD}:good?retries=0")
     assert (ps.kind, ps.path, ps.options, ps.label) == ("text", f"{MOD}:good", {"retries": 0}, f"text:{MOD}:good")
+
+
+def test_a_copy_shares_the_callable_and_counts_on_its_own():
+    import copy
+
+    class Client:  # a stand-in for a model client that cannot be copied
+        def __init__(self):
+            import threading
+
+            self.lock = threading.Lock()
+
+        def __call__(self, prompt):
+            return scripted_agents.good(prompt)
+
+    pol = TextAgentPolicy(Client())
+    twin = copy.deepcopy(pol)
+    assert twin.reply_fn is pol.reply_fn
+    env, agent, legal = _decision_state(envs.available_env_ids()[0])
+    twin.act(env.observe(agent), agent, env)
+    assert twin.ok == 1 and pol.ok == 0
