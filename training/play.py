@@ -80,6 +80,9 @@ class LineSource:
     """Lines of the person's input, read by a background thread (so the wall clock can time out)."""
 
     def __init__(self, stream: TextIO):
+        isatty = getattr(stream, "isatty", None)
+        #: piped input is not echoed by a terminal: the game echoes it, so a transcript shows the answers
+        self.echo = not (callable(isatty) and isatty())
         self._q: queue.Queue = queue.Queue()
         self._ended = False
         self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
@@ -161,6 +164,8 @@ class HumanSeats:
                 action = 0 if 0 in indices else int(raw.engine.default_action(agent))
                 self.write(f"\n(no answer in time: {agent} plays {raw.action_table.name(action)} this tick)")
                 return action
+            if self.lines.echo:
+                self.write(line)
             if normalize(line) in QUIT_WORDS:
                 raise InputEnded(line.strip())
             if normalize(line) in ("?", "help", "h"):
@@ -258,11 +263,16 @@ def assign_others(agents: Sequence[str], seats: Sequence[str], others: Sequence[
     return dict(zip(rest, specs))
 
 
+def _print(text: str) -> None:
+    """Print; a prompt (ending in ``"> "``) stays on the line the person types on."""
+    print(text, end="" if text.endswith("> ") else "\n", flush=True)
+
+
 def play(env_spec: EnvSpec, seats: Sequence[str], others: Sequence[str] = (), seed: int = 0,
          wall_clock: bool = False, stdin: TextIO | None = None, write: Callable[[str], None] | None = None,
          observers: Sequence[GameObserver] = ()) -> PlayResult:
     """The ``play`` command: check everything, then :func:`play_game`."""
-    out = write or (lambda s: print(s, flush=True))
+    out = write or _print
     env = env_spec.make()
     raw = env.unwrapped
     if wall_clock and not raw.realtime:

@@ -73,14 +73,16 @@ def legal_actions(env: Any, agent: str) -> list[tuple[int, str]]:
 
 
 def normalize(text: str) -> str:
-    """The form names are compared in: lower case, no white space, one kind of quote."""
-    return _SPACE.sub("", str(text)).lower().replace('"', "'")
+    """The form names are compared in: lower case, no white space, no quotes (so
+    ``draft_pick(ingredient=rice)`` names ``draft_pick(ingredient='rice')``; every game's
+    names stay distinct in this form, tested)."""
+    return _SPACE.sub("", str(text)).lower().replace('"', "").replace("'", "")
 
 
 def parse_action(env: Any, agent: str, text: str) -> int:
     """The index of the legal action ``text`` names: its index (``"12"``) or its
-    exact name (``"prepare(ingredient='rice', method=1)"``; case and spaces are
-    ignored). Raises :class:`ActionParseError` listing the legal names otherwise."""
+    exact name (``"prepare(ingredient='rice', method=1)"``; case, spaces and
+    quotes are ignored). Raises :class:`ActionParseError` listing the legal names otherwise."""
     legal = legal_actions(env, agent)
     names = [n for _, n in legal]
     if not isinstance(text, str):

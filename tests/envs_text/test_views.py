@@ -99,3 +99,26 @@ def test_rules_summary_and_prompt(env_id):
         rules_summary("no_such_game_v1")
     with pytest.raises(ValueError, match="no such agent"):
         player_view(env, "nobody")
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_names_stay_distinct_without_case_spaces_and_quotes(env_id):
+    from envs.core.text import normalize
+
+    tables = {}
+    for cfg in envs.test_configurations(env_id):
+        t = cfg.parallel_env().action_table
+        tables[t.n] = t
+    for t in tables.values():
+        names = [normalize(t.name(i)) for i in range(t.n)]
+        assert len(set(names)) == t.n
+
+
+def test_quotes_may_be_left_out():
+    env_id = envs.available_env_ids()[-1]
+    env = envs.get_env_module(env_id).parallel_env()
+    env.reset(seed=0)
+    agent = env.agents[0]
+    for index, name in legal_actions(env, agent):
+        assert parse_action(env, agent, name.replace("'", "")) == index
+        assert parse_action(env, agent, name.replace("'", '"')) == index
