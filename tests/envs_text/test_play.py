@@ -192,6 +192,7 @@ def test_quit_stops_the_game():
 
 
 def test_ctrl_c_stops_the_game_with_a_message():
+    import select
     import signal
 
     env_id = IDS[-1]
@@ -200,11 +201,13 @@ def test_ctrl_c_stops_the_game_with_a_message():
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
                          cwd=ROOT, env=ENV)
     try:
-        seen = ""
-        while f"{seat}> " not in seen:
-            line = p.stdout.readline()
-            assert line, "the command ended before asking"
-            seen += line
+        seen = b""
+        deadline = time.monotonic() + 120
+        while f"{seat}> ".encode() not in seen:  # the prompt ends without a newline
+            ready, _, _ = select.select([p.stdout], [], [], max(0.0, deadline - time.monotonic()))
+            chunk = os.read(p.stdout.fileno(), 4096) if ready else b""
+            assert chunk and time.monotonic() < deadline, "the command ended before asking"
+            seen += chunk
         p.send_signal(signal.SIGINT)
         out, err = p.communicate(timeout=30)
     finally:
