@@ -4,7 +4,8 @@ The policy spec ``text:MODULE:CALLABLE`` (options ``?retries=N``, default 2)
 imports ``CALLABLE`` from ``MODULE`` (a module on the Python path: your own
 code, run as you named it) and plays it. For each decision the callable gets
 one string, the prompt (:func:`envs.core.text.prompt`: the rules summary, the
-table as that player sees it, the legal actions as ``index: name``), and
+table as that player sees it, what its legal actions mean, the legal actions as
+``index: name``), and
 returns a reply string. The adapter reads the action from the reply
 (:func:`extract_action`: the whole reply as an index or exact name, or a line
 ``Action: NAME``); an unusable reply is answered by asking again, the prompt

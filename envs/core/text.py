@@ -14,7 +14,8 @@ games share:
   back to the index; anything else raises :class:`~envs.core.errors.ActionParseError`,
   whose message lists the legal names;
 * :func:`rules_summary` -- the game's rules in a few lines, by env id;
-* :func:`prompt` -- rules summary, view and legal actions in one text (what a text agent reads).
+* :func:`prompt` -- rules summary, view, what the legal actions' groups mean and the legal
+  actions in one text (what a text agent reads).
 """
 
 from __future__ import annotations
@@ -120,10 +121,15 @@ def legal_text(legal: list[tuple[int, str]]) -> str:
 
 
 def prompt(env: Any, agent: str) -> str:
-    """What a text agent reads for one decision: the rules summary, the view and the legal actions."""
+    """What a text agent reads for one decision: the rules summary, the view, the meaning of each
+    group of legal actions (the ``ActionTable``'s docs) and the legal actions, ``index: name``."""
     raw = _raw(env)
     legal = legal_actions(raw, agent)
+    table = raw.action_table
+    groups = list(dict.fromkeys(table.group_of(i).name for i, _ in legal))
+    meanings = "\n".join(f"{g}: {table.group(g).doc}" for g in groups)
     return (f"# Rules ({raw.metadata['name']})\n{rules_summary(raw.metadata['name'])}\n\n"
             f"# The table as you ({agent}) see it\n{player_view(raw, agent)}\n\n"
+            f"# What your actions mean\n{meanings}\n\n"
             f"# Your legal actions (index: name)\n{legal_text(legal)}\n\n"
             "Reply with one legal action, its index or its exact name, on a line of its own: Action: NAME")

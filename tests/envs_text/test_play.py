@@ -214,3 +214,18 @@ def test_ctrl_c_stops_the_game_with_a_message():
         if p.poll() is None:
             p.kill()
     assert p.returncode == 1 and "== input ended (interrupted: Ctrl-C)" in out and "Traceback" not in err
+
+
+@pytest.mark.parametrize("env_id", REALTIME)
+def test_wall_clock_answers_in_time_are_played_and_ticks_keep_the_pace(env_id):
+    seat = _seat(env_id)
+    spec = EnvSpec.resolve(env_id, {"seconds_per_tick": 0.25})
+    resp, rec = Responder(stop_after=5, pick=0), Recorder()
+    start = time.monotonic()
+    result = play(spec, [seat], ["random"], seed=2, wall_clock=True, stdin=resp, write=resp.write, observers=[rec])
+    elapsed = time.monotonic() - start
+    out = "\n".join(resp.text)
+    assert result.reason == "stopped" and 1 <= result.decisions <= 4  # the first answer was nonsense; a busy
+    # machine may let a tick pass before an answer arrives (then noop, counted in timeouts)
+    assert "the clock runs: answer within this tick (0.25 s)" in out and f"{seat} plays " in out
+    assert result.steps >= 2 and elapsed >= 0.25 * result.steps - 0.05  # one tick per 0.25 s, not faster

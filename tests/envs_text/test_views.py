@@ -95,6 +95,8 @@ def test_rules_summary_and_prompt(env_id):
     assert summary in p and player_view(env, agent) in p
     for i, n in legal_actions(env, agent):
         assert f"\n{i}: {n}" in p
+        group = env.action_table.group_of(i)
+        assert f"\n{group.name}: {group.doc}\n" in p.split("# What your actions mean", 1)[1]
     with pytest.raises(ValueError, match="unknown environment"):
         rules_summary("no_such_game_v1")
     with pytest.raises(ValueError, match="no such agent"):
