@@ -12,7 +12,6 @@ changed state is a valid snapshot, so no cache can make the comparison pass
 from __future__ import annotations
 
 import numpy as np
-import pytest
 
 import envs
 from envs.core.seeding import make_rng
