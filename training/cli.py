@@ -260,7 +260,7 @@ def cmd_watch(args) -> int:
 def cmd_play(args) -> int:
     from training.play import play
 
-    spec = _env_spec(args)
+    spec = _env_spec(args, args.others)
     result = play(spec, args.seat, args.others or [], args.seed, args.wall_clock)
     return result.exit_code
 
