@@ -229,3 +229,22 @@ def test_wall_clock_answers_in_time_are_played_and_ticks_keep_the_pace(env_id):
     # machine may let a tick pass before an answer arrives (then noop, counted in timeouts)
     assert "the clock runs: answer within this tick (0.25 s)" in out and f"{seat} plays " in out
     assert result.steps >= 2 and elapsed >= 0.25 * result.steps - 0.05  # one tick per 0.25 s, not faster
+
+
+def _player_counts():
+    out = []
+    for env_id in IDS:
+        counts = sorted({c.kwargs.get("players") for c in envs.test_configurations(env_id)} - {None})
+        out += [(env_id, n) for n in counts]
+    return out
+
+
+@pytest.mark.parametrize("env_id, players", _player_counts())
+def test_play_at_every_player_count(env_id, players):
+    spec = EnvSpec.resolve(env_id, {"players": players})
+    agents = spec.make().possible_agents
+    assert len(agents) == players
+    resp = Responder(stop_after=4, pick=-1)
+    result = play(spec, [agents[-1]], ["random"], seed=players, stdin=resp, write=resp.write)
+    out = "\n".join(resp.text)
+    assert result.decisions >= 1 and f"You are {agents[-1]}" in out and f"{agents[-1]} plays " in out
