@@ -318,6 +318,16 @@ def _saving_games(args):
     print(saver.summary())
 
 
+def cmd_play(args) -> int:
+    from training.play import ReplayObserver, play
+
+    spec = _env_spec(args, args.others)
+    with _saving_games(args) as saver:
+        observers = [ReplayObserver(spec, saver, humans=args.seat)] if saver is not None else []
+        result = play(spec, args.seat, args.others or [], args.seed, args.wall_clock, observers=observers)
+    return result.exit_code
+
+
 def cmd_list(args) -> int:
     import yaml
 
@@ -508,6 +518,20 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("--game", type=_int_at_least(1), default=None, metavar="K",
                    help="with --replay of a .jsonl file: its K-th game (line K, from 1)")
     w.set_defaults(func=cmd_watch)
+
+    pl = sub.add_parser("play", help="take one or more seats yourself, in the terminal (docs/play.md)", epilog=EPILOG)
+    _env_args(pl)
+    pl.add_argument("--seat", action="append", default=[], required=True, metavar="AGENT",
+                    help="a seat you play, e.g. chef_0 (repeatable)")
+    pl.add_argument("--others", nargs="+", action="extend", default=[], metavar="SPEC",
+                    help="who plays the other seats: one spec for all, or one per other seat in seat order "
+                         "(default heuristic)")
+    pl.add_argument("--seed", type=_int_at_least(0), default=0, help="the game's seed (default 0)")
+    pl.add_argument("--wall-clock", action="store_true",
+                    help="real-time games: run one tick every seconds_per_tick of wall time (noop if you have not "
+                         "answered); default: the clock stops while you decide")
+    _save_games_arg(pl)
+    pl.set_defaults(func=cmd_play)
 
     ls = sub.add_parser("list", help="environments, configs and checkpoints present")
     ls.add_argument("--configs", default="configs")

@@ -10,6 +10,8 @@ spec                               policy
 ``checkpoint:DIR?deterministic=false``  the same, sampling from its masked distribution
 ``checkpoint:DIR?strict=true``     refuse any env-option or package-version difference
 ``DIR``                            shorthand for ``checkpoint:DIR`` if DIR holds metadata.json
+``text:MODULE:CALLABLE``           a text agent: ``CALLABLE(prompt) -> reply`` (``training.text_agent``)
+``text:MODULE:CALLABLE?retries=N`` the same, asking again at most N times (default 2) before ``noop``
 =================================  ==============================================================
 
 Every spec resolves to an :class:`envs.core.policy.Policy` (``act(observation,
@@ -45,20 +47,22 @@ from training.obs import SeatEncoder
 
 BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
-             "(DIR = checkpoints/<game>/<name>)")
+             "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N]")
 
 
 @dataclass(frozen=True)
 class PolicySpec:
     """A parsed spec string."""
 
-    kind: str                      # random | heuristic | noop | checkpoint
+    kind: str                      # random | heuristic | noop | checkpoint | text
     path: str | None = None
     options: dict = field(default_factory=dict)
     text: str = ""
 
     @property
     def label(self) -> str:
+        if self.kind == "text":
+            return f"text:{self.path}"
         if self.kind != "checkpoint":
             return self.kind
         p = Path(self.path)
@@ -74,6 +78,8 @@ def parse_spec(text: str) -> PolicySpec:
     s = text.strip()
     if s in BASELINES:
         return PolicySpec(s, text=s)
+    if s.startswith("text:"):
+        return _parse_text_spec(text, s)
     if s.startswith("checkpoint:"):
         body = s[len("checkpoint:"):]
     elif os.path.isfile(os.path.join(s.split("?")[0], "metadata.json")):
@@ -91,6 +97,30 @@ def parse_spec(text: str) -> PolicySpec:
             raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: true or false")
         options[k] = v.lower() == "true"
     return PolicySpec("checkpoint", path, options, text=s)
+
+
+_DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+
+
+def _parse_text_spec(text: str, s: str) -> PolicySpec:
+    """``text:MODULE:CALLABLE[?retries=N]`` (a text agent, see :mod:`training.text_agent`)."""
+    import re
+
+    from training.text_agent import MAX_RETRIES
+
+    target, _, query = s[len("text:"):].partition("?")
+    module, sep, attr = target.partition(":")
+    if not sep or not re.fullmatch(_DOTTED, module) or not re.fullmatch(_DOTTED, attr):
+        raise ConfigError(f"policy spec {text!r}: a text agent is text:MODULE:CALLABLE (dotted Python names, "
+                          f"e.g. text:my_agents:reply); allowed: {SPEC_HELP}")
+    options: dict[str, int] = {}
+    for k, v in parse_qsl(query, keep_blank_values=True):
+        if k != "retries":
+            raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: retries")
+        if not v.isdigit() or int(v) > MAX_RETRIES:
+            raise ConfigError(f"policy spec {text!r}: retries={v!r}; allowed: an integer 0..{MAX_RETRIES}")
+        options[k] = int(v)
+    return PolicySpec("text", target, options, text=s)
 
 
 def spec_checker(text: str) -> str | None:
@@ -187,6 +217,10 @@ def make_policy(spec: str | PolicySpec, env_spec: EnvSpec, seed: int | None = No
         return RandomLegalPolicy(seed)
     if ps.kind == "noop":
         return NoopPolicy()
+    if ps.kind == "text":
+        from training.text_agent import TextAgentPolicy, load_reply_fn
+
+        return TextAgentPolicy(load_reply_fn(ps.path), ps.options.get("retries", 2), name=ps.label)
     if ps.kind == "heuristic":
         cls = getattr(env_spec.module(), "HeuristicPolicy", None)
         if cls is None:

@@ -74,3 +74,35 @@ class SnapshotError(KitchenArenaError):
 
 class DataError(KitchenArenaError):
     """A card data file that does not match the rulebook's component counts."""
+
+
+class ActionParseError(KitchenArenaError):
+    """A text reply (a person's input, a language model's answer) that names no
+    legal action. The message quotes the text and lists the legal names;
+    ``agent``, ``text`` and ``legal`` (the legal names, in index order) are
+    kept as fields."""
+
+    def __init__(self, agent: object, text: object = _UNSET, legal: list[str] | None = None, reason: str = ""):
+        if text is _UNSET:
+            # Rebuilt from one argument (the message, or another ActionParseError), as vector envs re-raise.
+            src = agent
+            if isinstance(src, ActionParseError):
+                self.agent, self.text, self.legal, self.reason = src.agent, src.text, list(src.legal), src.reason
+            else:
+                self.agent = self.text = None
+                self.legal, self.reason = [], ""
+            super().__init__(str(src))
+            return
+        self.agent = agent
+        self.text = text
+        self.legal = list(legal or [])
+        self.reason = reason
+        why = f" ({reason})" if reason else ""
+        msg = (f"{agent}: {str(text)!r} is not a legal action{why}; give the index or the exact name of one "
+               f"of the legal actions: [{', '.join(self.legal)}]")
+        super().__init__(msg)
+
+    def __reduce__(self):
+        if self.text is None and self.agent is None:  # the message-only form
+            return (type(self), (str(self),))
+        return (type(self), (self.agent, self.text, self.legal, self.reason))

@@ -1,0 +1,169 @@
+"""The text agent (``text:MODULE:CALLABLE``) with scripted callables: no network."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+import envs
+from envs.core.errors import ConfigError
+from envs.core.play import play_episode
+from envs.core.text import legal_actions, parse_action
+from tests.envs_text import scripted_agents
+from training.envspec import EnvSpec
+from training.policies import make_policy, parse_spec
+from training.text_agent import TextAgentPolicy, extract_action
+
+MOD = "tests.envs_text.scripted_agents"
+
+
+def _decision_state(env_id: str):
+    """An env and an agent with more than one legal action."""
+    env = envs.get_env_module(env_id).parallel_env()
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while True:
+        for a in env.agents:
+            legal = legal_actions(env, a)
+            if len(legal) > 1:
+                return env, a, legal
+        obs, *_ = env.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents})
+
+
+@pytest.fixture(autouse=True)
+def _clear():
+    scripted_agents.PROMPTS.clear()
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_a_good_reply_is_played_at_once(env_id):
+    env, agent, legal = _decision_state(env_id)
+    pol = make_policy(f"text:{MOD}:good", EnvSpec.resolve(env_id))
+    assert isinstance(pol, TextAgentPolicy) and pol.retries == 2
+    assert pol.act(env.observe(agent), agent, env) == legal[-1][0]
+    assert pol.counts() == {"ok": 1, "retried": 0, "fell_back": 0, "forced": 0, "replies": 1}
+    (p,) = scripted_agents.PROMPTS
+    assert "# Rules" in p and f"You are {agent}" in p and all(f"{i}: {n}" in p for i, n in legal)
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_a_bad_reply_is_retried_with_the_error_appended(env_id):
+    env, agent, legal = _decision_state(env_id)
+    pol = make_policy(f"text:{MOD}:bad_then_good", EnvSpec.resolve(env_id))
+    assert pol.act(env.observe(agent), agent, env) == legal[-1][0]
+    assert (pol.ok, pol.retried, pol.fell_back, pol.replies) == (0, 1, 0, 2)
+    first, second = scripted_agents.PROMPTS
+    assert second.startswith(first) and "could not be used" in second
+    assert all(n in second.split("could not be used", 1)[1] for _, n in legal)  # the error lists the legal names
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+@pytest.mark.parametrize("retries", [0, 2, 3])
+def test_always_bad_falls_back_to_noop_after_the_retries(env_id, retries):
+    env, agent, legal = _decision_state(env_id)
+    pol = make_policy(f"text:{MOD}:always_bad?retries={retries}", EnvSpec.resolve(env_id))
+    fallback = 0 if legal[0][0] == 0 else env.engine.default_action(agent)  # noop where it is legal
+    if envs.get_env_module(env_id).raw_env.realtime:
+        assert fallback == 0
+    assert pol.act(env.observe(agent), agent, env) == fallback
+    assert pol.act(env.observe(agent), agent, env) == fallback
+    assert (pol.ok, pol.retried, pol.fell_back, pol.replies) == (0, 0, 2, 2 * (retries + 1))
+    assert "juggle" in pol.last_error and "not a legal action" in pol.last_error
+
+
+def test_fallback_where_noop_is_not_legal_is_the_default_action():
+    env_id = next(e for e in envs.available_env_ids() if not envs.get_env_module(e).raw_env.realtime)
+    env = envs.get_env_module(env_id).parallel_env()
+    env.reset(seed=0)
+    agent = next(a for a in env.agents if not env.engine.action_mask(a)[0])  # a drafter must pick
+    pol = TextAgentPolicy(scripted_agents.always_bad, retries=1)
+    action = pol.act(env.observe(agent), agent, env)
+    assert action == env.engine.default_action(agent) != 0 and pol.fell_back == 1
+    env.step({a: action if a == agent else env.engine.default_action(a) for a in env.agents})  # legal
+
+
+def test_a_single_legal_action_is_played_without_asking():
+    env_id = next(e for e in envs.available_env_ids() if not envs.get_env_module(e).raw_env.realtime)
+    env = envs.get_env_module(env_id).parallel_env()
+    obs, _ = env.reset(seed=0)
+    pol = TextAgentPolicy(scripted_agents.good)
+    while not any(len(legal_actions(env, a)) == 1 for a in env.agents):
+        obs, *_ = env.step({a: pol.act(obs[a], a, env) for a in env.agents})
+    agent = next(a for a in env.agents if len(legal_actions(env, a)) == 1)
+    before = pol.counts()
+    assert pol.act(obs[agent], agent, env) == legal_actions(env, agent)[0][0]
+    assert pol.forced == before["forced"] + 1 and pol.replies == before["replies"]
+
+
+def test_extract_action_reads_the_whole_reply_or_the_last_action_line():
+    env, agent, legal = _decision_state(envs.available_env_ids()[0])
+    i, name = legal[-1]
+    assert extract_action(env, agent, name) == i
+    assert extract_action(env, agent, f"  {i} ") == i
+    assert extract_action(env, agent, f"Thinking...\nAction: noop\nOn second thought:\n**Action:** `{name}`.") == i
+    assert extract_action(env, agent, f"action = {name}") == i
+    with pytest.raises(Exception, match="not a legal action"):
+        extract_action(env, agent, "I pass.\nAction: dance")
+    assert parse_action(env, agent, name) == i
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_text_agents_play_whole_games_deterministically(env_id):
+    def run():
+        env = envs.get_env_module(env_id).parallel_env()
+        pol = TextAgentPolicy(scripted_agents.good)
+        r = play_episode(env, {a: pol for a in env.possible_agents}, seed=4)
+        return r.steps, r.outcome, pol.counts()
+
+    steps, outcome, counts = run()
+    assert steps > 0 and "winners" in outcome
+    assert counts["ok"] > 0 and counts["fell_back"] == counts["retried"] == 0
+    assert run() == (steps, outcome, counts)
+
+
+@pytest.mark.parametrize("spec, match", [
+    ("text:", "text:MODULE:CALLABLE"),
+    ("text:justamodule", "text:MODULE:CALLABLE"),
+    ("text:a b:c", "text:MODULE:CALLABLE"),
+    (f"text:{MOD}:good?retries=many", "retries='many'"),
+    (f"text:{MOD}:good?retries=11", "0..10"),
+    (f"text:{MOD}:good?temperature=1", "unknown option 'temperature'"),
+])
+def test_bad_text_specs_say_what_is_allowed(spec, match):
+    with pytest.raises(ConfigError, match=match):
+        parse_spec(spec)
+
+
+@pytest.mark.parametrize("spec, match", [
+    ("text:no_such_module_xyz:reply", "no module 'no_such_module_xyz'"),
+    (f"text:{MOD}:missing", "has no 'missing'"),
+    (f"text:{MOD}:NOT_CALLABLE", "not a callable"),
+])
+def test_text_specs_that_cannot_be_loaded_are_refused(spec, match):
+    with pytest.raises(ConfigError, match=match):
+        make_policy(spec, EnvSpec.resolve(envs.available_env_ids()[0]))
+
+
+def test_the_spec_parses_with_its_options_and_label():
+    ps = parse_spec(f"text:{MOD}:good?retries=0")
+    assert (ps.kind, ps.path, ps.options, ps.label) == ("text", f"{MOD}:good", {"retries": 0}, f"text:{MOD}:good")
+
+
+def test_a_copy_shares_the_callable_and_counts_on_its_own():
+    import copy
+
+    class Client:  # a stand-in for a model client that cannot be copied
+        def __init__(self):
+            import threading
+
+            self.lock = threading.Lock()
+
+        def __call__(self, prompt):
+            return scripted_agents.good(prompt)
+
+    pol = TextAgentPolicy(Client())
+    twin = copy.deepcopy(pol)
+    assert twin.reply_fn is pol.reply_fn
+    env, agent, legal = _decision_state(envs.available_env_ids()[0])
+    twin.act(env.observe(agent), agent, env)
+    assert twin.ok == 1 and pol.ok == 0

@@ -1,0 +1,142 @@
+"""A text agent: any function from a prompt to a reply, playing as a policy.
+
+The policy spec ``text:MODULE:CALLABLE`` (options ``?retries=N``, default 2)
+imports ``CALLABLE`` from ``MODULE`` (a module on the Python path: your own
+code, run as you named it) and plays it. For each decision the callable gets
+one string, the prompt (:func:`envs.core.text.prompt`: the rules summary, the
+table as that player sees it, what its legal actions mean, the legal actions as
+``index: name``), and
+returns a reply string. The adapter reads the action from the reply
+(:func:`extract_action`: the whole reply as an index or exact name, or a line
+``Action: NAME``); an unusable reply is answered by asking again, the prompt
+followed by what was wrong (the legal names), at most ``retries`` times; then
+the agent plays ``noop`` (or, where ``noop`` is not legal -- a Waroong Wars
+drafter -- the game's default action). A decision with one legal action only
+is played without asking (counted as ``forced``).
+
+Counts, as attributes and in :meth:`TextAgentPolicy.counts`: ``ok`` (the first
+reply was usable), ``retried`` (a later reply was), ``fell_back`` (none was:
+``noop`` played), ``forced`` and ``replies`` (calls of the callable). See
+docs/language_agents.md.
+"""
+
+from __future__ import annotations
+
+import copy
+import importlib
+import re
+from typing import Any, Callable
+
+from envs.core.errors import ActionParseError, ConfigError
+from envs.core.policy import Policy
+from envs.core.text import legal_actions, parse_action, prompt
+
+#: the most retries a spec may ask for
+MAX_RETRIES = 10
+
+_ACTION_LINE = re.compile(r"^[\s*_#>-]*action[\s*_]*[:=][\s*_]*(.+?)[\s*_.]*$", re.I | re.M)
+
+
+def extract_action(env: Any, agent: str, reply: Any) -> int:
+    """The legal action a reply names: the whole reply (an index or an exact name),
+    else the last line ``Action: NAME`` (or ``Action: INDEX``) that names a legal one.
+    Raises :class:`ActionParseError` (listing the legal names) if there is none."""
+    try:
+        return parse_action(env, agent, reply)
+    except ActionParseError as first:
+        if not isinstance(reply, str):
+            raise
+        error = first
+    for m in reversed(list(_ACTION_LINE.finditer(reply))):
+        candidate = m.group(1).strip().strip("`'\"").strip()
+        try:
+            return parse_action(env, agent, candidate)
+        except ActionParseError as e:
+            error = e
+    raise error
+
+
+class TextAgentPolicy(Policy):
+    """Plays ``reply_fn(prompt) -> reply`` (see the module docstring)."""
+
+    def __init__(self, reply_fn: Callable[[str], Any], retries: int = 2, name: str = "text"):
+        if not callable(reply_fn):
+            raise ConfigError(f"a text agent needs a callable (prompt -> reply), got {type(reply_fn).__name__}")
+        if not isinstance(retries, int) or isinstance(retries, bool) or not 0 <= retries <= MAX_RETRIES:
+            raise ConfigError(f"text agent retries={retries!r}; allowed: an integer 0..{MAX_RETRIES}")
+        self.reply_fn = reply_fn
+        self.retries = retries
+        self.name = name
+        self.ok = self.retried = self.fell_back = self.forced = self.replies = 0
+        self.last_error: str | None = None
+
+    def __deepcopy__(self, memo: dict) -> "TextAgentPolicy":
+        """A copy with its own counts that shares the callable (a model client is not copied:
+        evaluation copies a policy once per seat)."""
+        twin = copy.copy(self)
+        memo[id(self)] = twin
+        return twin
+
+    def counts(self) -> dict[str, int]:
+        return {"ok": self.ok, "retried": self.retried, "fell_back": self.fell_back, "forced": self.forced,
+                "replies": self.replies}
+
+    def act(self, observation: Any, agent: str, env: Any = None) -> int:
+        if env is None:
+            raise ValueError("a text agent reads the table through the env: call act(observation, agent, env)")
+        raw = getattr(env, "unwrapped", env)
+        legal = legal_actions(raw, agent)
+        if len(legal) == 1:
+            self.forced += 1
+            return legal[0][0]
+        base = prompt(raw, agent)
+        text = base
+        for attempt in range(self.retries + 1):
+            reply = self.reply_fn(text)
+            self.replies += 1
+            try:
+                action = extract_action(raw, agent, reply)
+            except ActionParseError as e:
+                self.last_error = str(e)
+                text = (f"{base}\n\nYour previous reply could not be used: {e}\n"
+                        "Reply again with exactly one legal action: Action: NAME")
+                continue
+            if attempt == 0:
+                self.ok += 1
+            else:
+                self.retried += 1
+            return action
+        self.fell_back += 1
+        indices = [i for i, _ in legal]
+        return 0 if 0 in indices else int(raw.engine.default_action(agent))
+
+
+def load_reply_fn(target: str) -> Callable[[str], Any]:
+    """``MODULE:CALLABLE`` imported; a ConfigError says what is missing."""
+    module_name, _, attr = target.partition(":")
+    try:
+        module = importlib.import_module(module_name)
+    except ModuleNotFoundError as e:
+        raise ConfigError(f"text agent {target!r}: no module {e.name!r} on the Python path "
+                          f"(give text:MODULE:CALLABLE, MODULE importable from here)") from None
+    obj = module
+    for part in attr.split("."):
+        if not hasattr(obj, part):
+            raise ConfigError(f"text agent {target!r}: module {module_name!r} has no {attr!r}")
+        obj = getattr(obj, part)
+    if not callable(obj):
+        raise ConfigError(f"text agent {target!r}: {attr!r} is a {type(obj).__name__}, not a callable "
+                          f"(prompt -> reply)")
+    return obj
+
+
+def scripted_reply(prompt_text: str) -> str:
+    """A scripted text agent (no model, no network; the docs and tests play it): it reads the
+    legal actions from the prompt (the ``index: name`` lines after ``# Your legal actions``)
+    and answers ``Action: NAME`` with the last one listed, or ``noop`` if that is all there is."""
+    listed = prompt_text.split("# Your legal actions", 1)[-1].split("\n\n", 2)
+    names = [line.split(": ", 1)[1] for line in (listed[1] if len(listed) > 1 else "").splitlines()
+             if re.match(r"^\d+: ", line)]
+    if not names:
+        names = [line.split(": ", 1)[1] for line in prompt_text.splitlines() if re.match(r"^\d+: ", line)]
+    return f"I choose this.\nAction: {names[-1] if names else 'noop'}"
