@@ -39,6 +39,7 @@ from envs.core.policy import Policy
 from envs.core.workers import one_blas_thread
 
 from training.checkpoints import CheckpointError, CheckpointWarning
+from training.replay import jsonable as _jsonable
 from training.envspec import EnvSpec
 from training.policies import ActorPolicy, PolicySpec, make_policy, parse_spec
 from training.stats import mean_ci, wilson
@@ -245,18 +246,6 @@ def outcome_extras(env_spec: EnvSpec, seed: int = 0) -> list[str]:
     return list(_extras_of(play_games(env_spec, "random", None, [int(seed)])[0]))
 
 
-def _jsonable(x: Any) -> Any:
-    if isinstance(x, dict):
-        return {str(k): _jsonable(v) for k, v in x.items()}
-    if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
-    if isinstance(x, (np.bool_, bool)):
-        return bool(x)
-    if isinstance(x, np.integer):
-        return int(x)
-    if isinstance(x, np.floating):
-        return float(x)
-    return x
 
 
 # ---------------------------------------------------------------------- figures

@@ -99,11 +99,12 @@ def _digest_step(h, agents: Sequence[str], result: tuple) -> None:
             h.update(struct.pack("<d??", float(rew[a]), bool(term[a]), bool(trunc[a])))
 
 
-def _jsonable(x: Any) -> Any:
+def jsonable(x: Any) -> Any:
+    """``x`` with numpy scalars as Python numbers and mapping keys as strings (JSON-ready)."""
     if isinstance(x, Mapping):
-        return {str(k): _jsonable(v) for k, v in x.items()}
+        return {str(k): jsonable(v) for k, v in x.items()}
     if isinstance(x, (list, tuple)):
-        return [_jsonable(v) for v in x]
+        return [jsonable(v) for v in x]
     if isinstance(x, (bool, np.bool_)):
         return bool(x)
     if isinstance(x, np.integer):
@@ -115,7 +116,7 @@ def _jsonable(x: Any) -> Any:
 
 def recorded_options(env_spec: EnvSpec) -> dict[str, Any]:
     """The env options a replay records: every game option, defaults filled in."""
-    return {k: _jsonable(v) for k, v in env_spec.resolved_options().items() if k not in NOT_RECORDED}
+    return {k: jsonable(v) for k, v in env_spec.resolved_options().items() if k not in NOT_RECORDED}
 
 
 class Recorder:
@@ -183,7 +184,7 @@ class Recorder:
                 "agents": list(self.agents),
                 "seats": {a: str(self.seat_labels.get(a, "?")) for a in self.agents},
                 "actions": [list(x) for x in self.actions],
-                "outcome": _jsonable(raw.outcome()),
+                "outcome": jsonable(raw.outcome()),
                 "end": {"ticks": len(self.actions), "status": self.status, "returns": dict(self.returns)},
                 "digest": self._hash.hexdigest(),
                 "package_version": package_version(),
@@ -515,7 +516,7 @@ def iter_replay(d: Mapping, env: Any = None, where: str = "replay",
     env = env if env is not None else spec.make(illegal_action="raise")
     raw = getattr(env, "unwrapped", env)
     want = recorded_options(spec)
-    have = {k: _jsonable(raw.config.get(k)) for k in want}
+    have = {k: jsonable(raw.config.get(k)) for k in want}
     if getattr(raw, "metadata", {}).get("name") != spec.raw_cls().metadata["name"] or have != want:
         diff = sorted(k for k in want if have.get(k) != want[k])
         raise ReplayError(f"{where}: the env given to replay on is not the replay's {spec.env_id} with its options "
@@ -552,7 +553,7 @@ def iter_replay(d: Mapping, env: Any = None, where: str = "replay",
         elif any(result[3].values()):
             status = "truncated"
         yield Tick(t, joint, result)
-    _check_end(d, where, status, returns, _jsonable(raw.outcome()), h.hexdigest())
+    _check_end(d, where, status, returns, jsonable(raw.outcome()), h.hexdigest())
 
 
 def _check_end(d: Mapping, where: str, status: str, returns: dict, outcome: dict, digest: str) -> None:
