@@ -145,6 +145,16 @@ class BatchedEnv:
         self._flat_rows = np.arange(n * p)
         self._noop = env0.illegal_action == "noop"
 
+    def _use_buffers(self, obs: np.ndarray, masks: np.ndarray, alive: np.ndarray) -> None:
+        """Keep the observations, masks and ``alive`` in these arrays from now on
+        (e.g. views of shared memory, :mod:`envs.vector.process`); their current
+        values are copied over."""
+        obs[...] = self._obs
+        masks[...] = self._masks
+        alive[...] = self.alive
+        self._obs, self._masks, self.alive = obs, masks, alive
+        self._masks_flat = masks.reshape(self.num_games * self.num_seats, self.n_actions)
+
     @property
     def num_agent_slots(self) -> int:
         return self.num_games * self.num_seats
@@ -175,10 +185,15 @@ class BatchedEnv:
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | Sequence[int | None] | None = None):
         """Start a game in every slot. Returns ``(obs, masks, infos)``."""
+        infos = self._reset_arrays(seed)
+        return self._obs.copy(), self._masks.copy(), infos
+
+    def _reset_arrays(self, seed) -> list[dict]:
+        """:meth:`reset` leaving the observations and masks in the batch's own arrays."""
         seeds = seeds_for(seed, self.num_games)
         infos = [self._reset_game(i, s) for i, s in enumerate(seeds)]
         self._started = True
-        return self._obs.copy(), self._masks.copy(), infos
+        return infos
 
     def step(self, actions: np.ndarray):
         """One joint step of every game. ``actions``: ``(N, P)`` integers
@@ -187,6 +202,12 @@ class BatchedEnv:
         per game: ``agents`` (the env's per-agent infos, a read-only mapping
         built when first read) and, at an episode end, the final-observation
         entries of the module doc."""
+        rewards, terminated, truncated, infos = self._advance(actions)
+        return self._obs.copy(), self._masks.copy(), rewards, terminated, truncated, infos
+
+    def _advance(self, actions: np.ndarray):
+        """:meth:`step` leaving the observations and masks in the batch's own
+        arrays (no copies); returns ``(rewards, terminated, truncated, infos)``."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         acts = np.asarray(actions)
@@ -196,9 +217,8 @@ class BatchedEnv:
         if not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
         self._check_legal(acts)
-        if self._fast:
-            return self._step_fast(acts)
-        return self._step_reference(acts)
+        step = self._step_fast if self._fast else self._step_reference
+        return step(acts)
 
     def _step_fast(self, acts: np.ndarray):
         """:meth:`step` with the engines directly: each game's joint action goes
@@ -290,7 +310,7 @@ class BatchedEnv:
         for i, game_info in ended:
             game_info.update(episode_return=self._returns[i].copy(), episode_length=int(self._lengths[i]))
             self._reset_game(i, None)
-        return o_all.copy(), m_all.copy(), rewards, terminated, truncated, infos
+        return rewards, terminated, truncated, infos
 
     def _step_reference(self, acts: np.ndarray):
         """:meth:`step` through each game's PettingZoo ``env.step`` and its dicts (the
@@ -331,7 +351,7 @@ class BatchedEnv:
         for i, game_info in ended:
             game_info.update(episode_return=self._returns[i].copy(), episode_length=int(self._lengths[i]))
             self._reset_game(i, None)
-        return self._obs.copy(), self._masks.copy(), rewards, terminated, truncated, infos
+        return rewards, terminated, truncated, infos
 
     def _check_legal(self, acts: np.ndarray) -> None:
         """With ``illegal_action="raise"``, refuse the whole batch before any

@@ -223,3 +223,20 @@ def test_reference_path_serves_envs_the_fast_path_does_not():
     obs, masks, _ = verbose.reset(seed=0)
     info = verbose.step(random_legal_actions(np.random.default_rng(0), masks))[5][0]["agents"]
     assert "action_name" in info["chef_0"]
+
+
+@pytest.mark.parametrize("env_id,kwargs", [("wok_star_v1", {"players": 2}), ("waroong_wars_v1", {"players": 3})])
+def test_process_form_through_shared_memory_gives_every_output_of_the_in_process_form(env_id, kwargs):
+    kwargs = {**kwargs, "max_ticks": 8}
+    local = BatchedEnv(env_id, 7, kwargs)
+    with ProcessBatchedEnv(env_id, 7, workers=3, env_kwargs=kwargs) as remote:
+        a, b = local.reset(seed=2), remote.reset(seed=2)
+        rng = np.random.default_rng(5)
+        for _ in range(20):
+            for k in range(2):
+                np.testing.assert_array_equal(a[k], b[k])
+            np.testing.assert_array_equal(local.alive, remote.alive)
+            actions = random_legal_actions(rng, a[1])
+            a, b = local.step(actions), remote.step(actions)
+            _assert_same_step(a, b)
+            assert not np.shares_memory(b[0], remote._shared[0][0]) and not np.shares_memory(b[1], remote._shared[0][1])
