@@ -214,7 +214,7 @@ class BatchedEnv:
         if acts.shape != (self.num_games, self.num_seats):
             raise ValueError(f"actions must have shape (num_games, num_seats) = {(self.num_games, self.num_seats)}, "
                              f"got {acts.shape}")
-        if not np.issubdtype(acts.dtype, np.integer):
+        if acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
         self._check_legal(acts)
         step = self._step_fast if self._fast else self._step_reference
@@ -231,11 +231,9 @@ class BatchedEnv:
         per-game reference path (:meth:`_step_reference`) agree with it exactly
         (tests/vector holds the two equal)."""
         n, p = self.num_games, self.num_seats
-        acting_seats = self.alive.copy()  # who acts now: they get this step's rewards and end flags
         zeros = [0.0] * p
         rew_rows: list[list[float]] = []
-        term_games = [False] * n
-        trunc_games = [False] * n
+        ends: list[tuple[int, list[int], bool]] = []  # (game, its acting seats, terminated)
         infos: list[dict] = []
         ended: list[tuple[int, dict]] = []
         act_list = acts.tolist()
@@ -268,7 +266,7 @@ class BatchedEnv:
             if over:
                 write = acting
                 env.agents = []
-                term_games[i], trunc_games[i] = term, trunc
+                ends.append((i, [seat[a] for a in acting], term))
             else:
                 write = env.agents = engine.live_agents()
             o_arr, m_arr = o_all[i], m_all[i]
@@ -299,12 +297,10 @@ class BatchedEnv:
                 ended.append((i, game_info))
             infos.append(game_info)
         rewards = np.array(rew_rows, dtype=np.float64)
-        if ended:
-            terminated = acting_seats & np.array(term_games)[:, None]
-            truncated = acting_seats & np.array(trunc_games)[:, None]
-        else:
-            terminated = np.zeros((n, p), dtype=bool)
-            truncated = np.zeros((n, p), dtype=bool)
+        terminated = np.zeros((n, p), dtype=bool)
+        truncated = np.zeros((n, p), dtype=bool)
+        for i, seats, term in ends:  # the acting seats of a game that ended get its end flag
+            (terminated if term else truncated)[i, seats] = True
         self._returns += rewards
         self._lengths += 1
         for i, game_info in ended:

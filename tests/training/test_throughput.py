@@ -21,3 +21,15 @@ def test_quick_run_rows_are_consistent_with_the_table():
     assert game["n_envs"] == 4 and game["env_copies"] == 4  # 4 slots, one learner seat per copy
     row = next(line for line in lines if line.startswith("| frying_master_v1 "))
     assert f"{game['ratio_to_cartpole']:.2f}" in row and ("met" in row or "missed" in row)
+
+
+def test_quick_run_reports_end_to_end_steps_next_to_cartpole():
+    lines = []
+    rows = run_throughput(log=lines.append, quick=True, games=("waroong_wars_v1",), workers=(1,))
+    game, cart = rows
+    assert game["train_fps"] > 0 and game["train_by_workers"] == {1: game["train_fps"]}
+    assert cart["train_fps"] == pytest.approx((cart["train_before"] + cart["train_after"]) / 2)
+    assert game["train_ratio_to_cartpole"] == pytest.approx(game["train_fps"] / cart["train_fps"])
+    assert any(line.startswith("End to end") for line in lines)
+    row = next(line for line in lines if line.startswith("| waroong_wars_v1 ") and line.count("|") == 4)
+    assert f"{game['train_ratio_to_cartpole']:.2f}" in row
