@@ -37,6 +37,7 @@ import envs
 from envs.core.tick_env import TickParallelEnv
 
 _NONE: dict = {}  # no action replaced (shared, never written)
+_SMALL_BATCH = 16  # seats up to which the legality check loops in Python
 
 
 def seeds_for(seed: int | Sequence[int | None] | None, num_games: int) -> list[int | None]:
@@ -359,7 +360,11 @@ class BatchedEnv:
             return
         n = self.n_actions
         flat = acts.reshape(-1)
-        if flat.min() >= 0 and flat.max() < n:  # the common case: one gather, one reduction
+        if flat.size <= _SMALL_BATCH:  # a few seats: plain Python is cheaper than numpy's calls
+            masks, alive = self._masks_flat, self.alive.reshape(-1).tolist()
+            if all(0 <= a < n and masks[k, a] for k, a in enumerate(flat.tolist()) if alive[k]):
+                return
+        elif flat.min() >= 0 and flat.max() < n:  # the common case: one gather, one reduction
             legal = self._masks_flat[self._flat_rows, flat]
             if legal.all():
                 return

@@ -240,3 +240,21 @@ def test_process_form_through_shared_memory_gives_every_output_of_the_in_process
             a, b = local.step(actions), remote.step(actions)
             _assert_same_step(a, b)
             assert not np.shares_memory(b[0], remote._shared[0][0]) and not np.shares_memory(b[1], remote._shared[0][1])
+
+
+@pytest.mark.parametrize("num_games", [2, 12])  # the Python check of a few seats, the numpy check of many
+def test_an_illegal_action_anywhere_in_the_batch_is_refused_before_any_game_steps(num_games):
+    venv = BatchedEnv("frying_master_v1", num_games, {"players": 2})
+    _, masks, _ = venv.reset(seed=8)
+    before = [e.snapshot() for e in venv.envs]
+    acts = random_legal_actions(np.random.default_rng(0), masks)
+    last = num_games - 1
+    acts[last, 1] = np.flatnonzero(masks[last, 1] == 0)[0]
+    with pytest.raises(ValueError, match="chef_1"):
+        venv.step(acts)
+    acts[last, 1] = -1
+    with pytest.raises(ValueError, match="chef_1"):
+        venv.step(acts)
+    assert [e.snapshot() for e in venv.envs] == before
+    acts[last, 1] = 0 if masks[last, 1, 0] else np.flatnonzero(masks[last, 1])[0]
+    venv.step(acts)  # a legal batch steps
