@@ -148,7 +148,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
 
     vector_rows = None
     if args.vector:
-        from envs.bench.batched import measure_vector, steps_for
+        from envs.bench.batched import measure_loop, measure_vector, steps_for
         from envs.vector import BatchedEnv, ProcessBatchedEnv
 
         batched, process_batched = BatchedEnv, ProcessBatchedEnv
@@ -166,6 +166,12 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
                 r = measure_vector(factory, e, cfg.kwargs, n, steps_for(n, game_steps), args.repeats, args.seed, form, **extra)
                 s = single.get((e, tuple(sorted(cfg.kwargs.items()))))
                 r["vs_single"] = None if s is None else r["agent_steps_per_s"]["median"] / s
+                if form == "BatchedEnv":  # a Python loop over n separate envs: the same games, the same steps
+                    module = envs.get_env_module(e)
+                    loop = measure_loop(lambda: module.parallel_env(**cfg.kwargs), n, steps_for(n, game_steps),
+                                        args.repeats, args.seed)
+                    r["loop_agent_steps_per_s"] = loop["agent_steps_per_s"]
+                    r["vs_loop"] = r["agent_steps_per_s"]["median"] / loop["agent_steps_per_s"]["median"]
                 same_n = next((x for x in vector_rows if x["env_id"] == e and x["form"] == "BatchedEnv"
                                and x["num_games"] == n), None)
                 r["vs_batched"] = None if form == "BatchedEnv" or same_n is None else \
@@ -178,6 +184,8 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         emit()
         emit(f"agent-steps/s: median ({SPREAD}) over {args.repeats} runs of about {game_steps} game-steps each; "
              "vs single env: over the single-process figure of the same configuration above; "
+             "vs loop of N envs: over a Python loop stepping N separate envs through the same games and steps "
+             "(same draws per agent as the single-env harness); "
              "vs BatchedEnv: the process form over the in-process BatchedEnv of the same N in this run "
              "(the issue's target: >= 1.7x with both cores).")
 
