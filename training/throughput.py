@@ -181,3 +181,72 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
     rows.append({"env": "CartPole-v1", "rollout_fps": cart, "n_envs": s["n_envs"], "before": before, "after": after,
                  "train_fps": cart_train, "train_before": before_train, "train_after": after_train, "settings": s})
     return rows
+
+
+def full_config_figures(game: str, workers: int, rollouts: int = 2) -> dict:
+    """End-to-end learner steps/s (rollouts and updates, MaskablePPO, the config's own
+    algorithm settings, copies, seating and torch threads) of ``configs/<game>_full.yaml`` with
+    ``workers`` processes stepping copies, over ``rollouts`` rollouts; and the hours its
+    ``total_timesteps`` take at that rate (the PPO stage only; warm starts come on top)."""
+    from training.bench import bench_train
+    from training.config import load_config
+    from training.trainer import plan_run
+
+    cfg = load_config(CONFIG_DIR / f"{game}_full.yaml")
+    plan = plan_run(cfg)
+    slots = cfg["training"]["env_copies"] * plan.learners
+    steps = cfg["algorithm"]["n_steps"] * slots * rollouts
+    fps = bench_train(cfg, workers, steps)
+    total = cfg["training"]["total_timesteps"]
+    return {"game": game, "workers": workers, "slots": slots, "train_fps": fps, "total_timesteps": total,
+            "ppo_hours": total / fps / 3600}
+
+
+def cartpole_like_full_config(game: str, rollouts: int = 2) -> float:
+    """End-to-end steps/s of SB3 PPO on CartPole-v1 (``DummyVecEnv``) with the same settings as
+    ``configs/<game>_full.yaml``: its algorithm options, as many vectorised envs as the config
+    has learner slots, its torch threads."""
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from training.config import load_config
+    from training.trainer import _ppo_kwargs, plan_run
+
+    cfg = load_config(CONFIG_DIR / f"{game}_full.yaml")
+    plan = plan_run(cfg)
+    slots = cfg["training"]["env_copies"] * plan.learners
+    torch.set_num_threads(cfg["training"]["torch_threads"])
+    kwargs, pk = _ppo_kwargs(cfg)
+    venv = make_vec_env("CartPole-v1", n_envs=slots, seed=0)
+    try:
+        model = PPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs=pk, **kwargs)
+        t0 = time.perf_counter()
+        model.learn(cfg["algorithm"]["n_steps"] * slots * rollouts)
+        return model.num_timesteps / (time.perf_counter() - t0)
+    finally:
+        venv.close()
+
+
+def run_full_configs(log: Callable[[str], None] = print, games: tuple[str, ...] = GAMES,
+                     workers: tuple[int, ...] = (1, 2), rollouts: int = 2) -> list[dict]:
+    """Every game's full config end to end on each number of processes, next to CartPole PPO with
+    the same settings measured in the same run; a markdown table; its rows."""
+    rows = []
+    for env_id in games:
+        game = env_id.rsplit("_v", 1)[0]
+        cart = cartpole_like_full_config(game, rollouts)
+        figs = {w: full_config_figures(game, w, rollouts) for w in workers}
+        rows.append({"env": env_id, "cartpole_fps": cart, "by_workers": figs})
+    log(f"End to end, each game's configs/<game>_full.yaml ({rollouts} rollouts of n_steps x slots, updates included, "
+        "the first rollout too), learner steps/s; CartPole-v1 PPO with the same algorithm settings and slots; "
+        "hours: total_timesteps at that rate (PPO stage only)")
+    log("")
+    log("| env | slots | CartPole PPO, same settings |" + "".join(f" {w} process{'es' if w > 1 else ''} (x CartPole, hours) |"
+                                                        for w in workers))
+    log("|---|---|---|" + "---|" * len(workers))
+    for r in rows:
+        cells = "".join(f" {f['train_fps']:,.0f} ({f['train_fps'] / r['cartpole_fps']:.2f}, {f['ppo_hours']:.1f} h) |"
+                        for f in r["by_workers"].values())
+        log(f"| {r['env']} | {next(iter(r['by_workers'].values()))['slots']} | {r['cartpole_fps']:,.0f} |{cells}")
+    return rows

@@ -36,6 +36,10 @@ def parser() -> argparse.ArgumentParser:
                    help="game-steps per vector run: S/N batched steps at N games (default 2048; --quick: 512)")
     p.add_argument("--workers", type=int, default=None, help="ProcessBatchedEnv workers (default: usable cores)")
     p.add_argument("--training", action="store_true", help="also SB3 rollout fps through the bridge vs CartPole (train extra)")
+    p.add_argument("--training-full", action="store_true",
+                   help="also each game's full config end to end (rollouts + updates) on 1 and 2 processes next to "
+                        "CartPole PPO with the same settings, and the hours its total_timesteps take (train extra; "
+                        "minutes; not part of --all)")
     p.add_argument("--scaling", action="store_true", help="also cost per step by player count, and memory of 1 and 1,000 envs")
     p.add_argument("--mem-games", type=int, default=1000, metavar="N", help="envs held at once for --scaling memory (default 1000)")
     p.add_argument("--all", action="store_true", help="--peers --vector --training --scaling")
@@ -76,7 +80,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
             from envs.bench.peers import load_peers
 
             peers = load_peers()
-        if args.training:
+        if args.training or args.training_full:
             from envs.bench.training_fps import load_training
 
             run_throughput = load_training()
@@ -190,12 +194,22 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
              "(the issue's target: >= 1.7x with both cores).")
 
     training_rows = None
-    if run_throughput:
+    if run_throughput and args.training:
         emit()
         emit("## Training throughput (SB3 rollout frames/s through the bridge vs PPO on CartPole-v1)")
         emit()
         chosen = {"games": tuple(ids)} if args.env else {}  # --env limits the games measured too
         training_rows = run_throughput(log=emit, quick=args.quick, **chosen)
+
+    if args.training_full:
+        from training.throughput import run_full_configs
+
+        emit()
+        emit("## Training end to end, full configs (MaskablePPO learning through the bridge vs PPO on CartPole-v1)")
+        emit()
+        chosen = {"games": tuple(ids)} if args.env else {}
+        full = run_full_configs(log=emit, workers=(1, 2), **chosen)
+        training_rows = (training_rows or []) + [{"kind": "full_config", **r} for r in full]
 
     scaling = None
     if args.scaling:

@@ -33,3 +33,17 @@ def test_quick_run_reports_end_to_end_steps_next_to_cartpole():
     assert any(line.startswith("End to end") for line in lines)
     row = next(line for line in lines if line.startswith("| waroong_wars_v1 ") and line.count("|") == 4)
     assert f"{game['train_ratio_to_cartpole']:.2f}" in row
+
+
+def test_full_config_table_is_built_from_the_measured_rows(monkeypatch):
+    import training.throughput as tp
+
+    monkeypatch.setattr(tp, "cartpole_like_full_config", lambda game, rollouts=2: 4000.0)
+    monkeypatch.setattr(tp, "full_config_figures", lambda game, w, rollouts=2: {
+        "game": game, "workers": w, "slots": 16, "train_fps": 1000.0 * w, "total_timesteps": 3_600_000,
+        "ppo_hours": 3_600_000 / (1000.0 * w) / 3600})
+    lines = []
+    rows = tp.run_full_configs(log=lines.append, games=("frying_master_v1",), workers=(1, 2))
+    assert rows[0]["cartpole_fps"] == 4000.0 and rows[0]["by_workers"][2]["train_fps"] == 2000.0
+    row = next(line for line in lines if line.startswith("| frying_master_v1 "))
+    assert "1,000 (0.25, 1.0 h)" in row and "2,000 (0.50, 0.5 h)" in row and "| 16 |" in row
