@@ -268,9 +268,11 @@ class CopyGroup:
         obs, masks, rew, term, _, game_infos = self.batch.step(joint)
         self._set_arrays(obs, masks)
         rr = self.settings.reward
-        if rr.mode == "team":
-            team = np.array([float(np.mean(rew[ci][alive[ci]])) if alive[ci].any() else 0.0
-                             for ci in range(len(self.copies))])
+        if rr.mode == "team":  # the mean reward of the seats that acted
+            p = len(self.agents)
+            team = rew.sum(axis=1) / p  # = np.mean of each row, bit for bit, where every seat acted
+            for ci in np.flatnonzero(alive.sum(axis=1) != p).tolist():
+                team[ci] = float(np.mean(rew[ci][alive[ci]])) if alive[ci].any() else 0.0
             slot_rewards = team[rows] * rr.scale
         else:
             slot_rewards = rew[rows, seats] * rr.scale
