@@ -139,7 +139,8 @@ class BatchedEnv:
         self._masks = np.zeros((n, p, self.n_actions), dtype=np.int8)
         self.alive = np.zeros((n, p), dtype=bool)
         self._returns = np.zeros((n, p), dtype=np.float64)
-        self._lengths = np.zeros(n, dtype=np.int64)
+        self._clock = 0  # batched steps so far; game i's episode started at step _started_at[i]
+        self._started_at = [0] * n
         self._started = False
         self._fast = all(_fast_path_serves(e) for e in self.envs)
         self._masks_flat = self._masks.reshape(n * p, self.n_actions)  # a view: _masks is written in place only
@@ -179,7 +180,7 @@ class BatchedEnv:
     def _reset_game(self, i: int, seed: int | None) -> dict:
         obs, info = self.envs[i].reset(seed=seed)
         self._returns[i] = 0.0
-        self._lengths[i] = 0
+        self._started_at[i] = self._clock
         self._write(i, obs, self.envs[i].agents)
         return info
 
@@ -235,6 +236,7 @@ class BatchedEnv:
         zeros = [0.0] * p
         rew_rows: list[list[float]] = []
         ends: list[tuple[int, list[int], bool]] = []  # (game, its acting seats, terminated)
+        any_reward = False
         infos: list[dict] = []
         ended: list[tuple[int, dict]] = []
         act_list = acts.tolist()
@@ -261,6 +263,7 @@ class BatchedEnv:
                 for a in acting:
                     r_row[seat[a]] = float(rew.get(a, 0.0))
                 rew_rows.append(r_row)
+                any_reward = True
             else:
                 rew_rows.append(zeros)
             game_info: dict[str, Any] = {"agents": AgentInfos(joint, replaced, result.blocked, engine.tick)}
@@ -302,10 +305,11 @@ class BatchedEnv:
         truncated = np.zeros((n, p), dtype=bool)
         for i, seats, term in ends:  # the acting seats of a game that ended get its end flag
             (terminated if term else truncated)[i, seats] = True
-        self._returns += rewards
-        self._lengths += 1
+        if any_reward:  # (adding rows of zeros would change nothing: returns are never -0.0)
+            self._returns += rewards
+        self._clock += 1
         for i, game_info in ended:
-            game_info.update(episode_return=self._returns[i].copy(), episode_length=int(self._lengths[i]))
+            game_info.update(episode_return=self._returns[i].copy(), episode_length=self._clock - self._started_at[i])
             self._reset_game(i, None)
         return rewards, terminated, truncated, infos
 
@@ -344,9 +348,9 @@ class BatchedEnv:
         terminated = np.array(term_rows, dtype=bool)
         truncated = np.array(trunc_rows, dtype=bool)
         self._returns += rewards
-        self._lengths += 1
+        self._clock += 1
         for i, game_info in ended:
-            game_info.update(episode_return=self._returns[i].copy(), episode_length=int(self._lengths[i]))
+            game_info.update(episode_return=self._returns[i].copy(), episode_length=self._clock - self._started_at[i])
             self._reset_game(i, None)
         return rewards, terminated, truncated, infos
 
