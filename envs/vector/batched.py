@@ -276,7 +276,8 @@ class BatchedEnv:
             o_arr, m_arr = o_all[i], m_all[i]
             observe, mask = env.encoder.observe, engine.action_mask
             if len(write) == p:
-                alive_all[i] = True
+                if len(acting) != p:  # (else every seat was alive already)
+                    alive_all[i] = True
                 for a in write:
                     s = seat[a]
                     o_arr[s] = observe(engine, a)
