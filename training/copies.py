@@ -78,7 +78,6 @@ class _Copy:
         self.episode = -1
         self.learners: list[str] = []
         self.others: dict[str, tuple[str, Policy]] = {}
-        self.scripted_others = False  # some other seat is played by a scripted (not batched) policy
         self.seeded = False
         self.group: "CopyGroup | None" = None
 
@@ -160,7 +159,6 @@ class CopyGroup:
         for a in self.agents:
             if a not in c.learners:
                 c.others[a] = self._policy_for(c, a, rule.draw_other(c.rng))
-        c.scripted_others = any(not isinstance(pol, ActorPolicy) for _, pol in c.others.values())
         self._slots = None
 
     def reset(self, seeds: list[int | None] | None = None):
