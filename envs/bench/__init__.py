@@ -85,6 +85,14 @@ target, met, peer_agent_steps_per_s}}), ``vector``, ``training`` and
 ``scaling`` (cost_by_players, memory); a section not asked for is null.
 """
 
-from envs.bench.cli import main
-
 __all__ = ["main"]
+
+
+def __getattr__(name: str):
+    # ``main`` is imported when first asked for, so that ``python -m envs.bench`` can set its
+    # thread variables (``__main__``) before anything imports numpy.
+    if name == "main":
+        from envs.bench.cli import main
+
+        return main
+    raise AttributeError(f"module 'envs.bench' has no attribute {name!r}")
