@@ -175,6 +175,21 @@ def test_vector_harness_runs_the_real_batched_env():
     assert 0 < r["agent_steps_per_run"] <= 8 * 2 * cfg.kwargs["players"]
 
 
+def test_loop_baseline_plays_the_same_games_and_steps_as_the_batch():
+    from envs.bench.batched import measure_loop, time_loop
+    from envs.vector import BatchedEnv
+
+    cfg = _small_config()
+    module = envs.get_env_module(cfg.env_id)
+    envs_ = [module.parallel_env(**cfg.kwargs) for _ in range(3)]
+    n, seconds = time_loop(envs_, 5, seed=0)
+    venv = BatchedEnv(cfg.env_id, 3, cfg.kwargs)
+    venv.reset(seed=0)
+    assert seconds > 0 and n == 5 * int(venv.alive.sum())  # every live seat of every game, every step
+    r = measure_loop(lambda: module.parallel_env(**cfg.kwargs), 2, 4, repeats=2)
+    assert r["num_games"] == 2 and r["batched_steps"] == 4 and len(r["agent_steps_per_s"]["values"]) == 2
+
+
 # ---------------------------------------------------------------------- CLI
 JSON_KEYS = {"schema", "command", "machine", "settings", "configurations", "peers", "ratios", "vector", "training", "scaling"}
 CONFIG_KEYS = {"name", "env_id", "kwargs", "players", "episodes_per_run", "agent_steps_per_run", "joint_steps_per_run",

@@ -78,8 +78,14 @@ class _Copy:
         self.episode = -1
         self.learners: list[str] = []
         self.others: dict[str, tuple[str, Policy]] = {}
-        self.obs: dict[str, dict] = {}
         self.seeded = False
+        self.group: "CopyGroup | None" = None
+
+    @property
+    def obs(self) -> dict[str, dict]:
+        """The PettingZoo-style observation dicts of the copy's live seats (views
+        of the group's stacked arrays), for scripted policies: built when read."""
+        return self.group._obs_dicts(self)
 
 
 class CopyGroup:
@@ -90,6 +96,10 @@ class CopyGroup:
         spec = settings.env_spec
         self.batch = BatchedEnv(spec.env_id, len(copy_indices), env_fn=spec.make)
         self.copies = [_Copy(i, row, env) for row, (i, env) in enumerate(zip(copy_indices, self.batch.envs))]
+        for c in self.copies:
+            c.group = self
+        self._slots: tuple[np.ndarray, np.ndarray] | None = None  # (rows, seats) of the learner slots
+        self._obs_cache: dict[int, dict] = {}
         env0 = self.copies[0].env
         self.agents = list(env0.possible_agents)
         self.encoder = SeatEncoder.for_env(env0, settings.normalize)
@@ -149,6 +159,7 @@ class CopyGroup:
         for a in self.agents:
             if a not in c.learners:
                 c.others[a] = self._policy_for(c, a, rule.draw_other(c.rng))
+        self._slots = None
 
     def reset(self, seeds: list[int | None] | None = None):
         seeds = seeds or [None] * len(self.copies)
@@ -163,28 +174,38 @@ class CopyGroup:
         return self._slot_obs(), self._slot_masks()
 
     def _set_arrays(self, obs: np.ndarray, masks: np.ndarray) -> None:
-        """Keep the batch's stacked arrays; per copy, the PettingZoo-style
-        observation dicts of its live seats (views), for scripted policies."""
+        """Keep the batch's stacked arrays (the copies' observation dicts,
+        :attr:`_Copy.obs`, are views of them built when a scripted policy reads them)."""
         self._obs, self._masks = obs, masks
-        alive = self.batch.alive
-        for c in self.copies:
-            r = c.row
-            c.obs = {a: {"observation": obs[r, p], "action_mask": masks[r, p]}
-                     for p, a in enumerate(self.agents) if alive[r, p]}
+        self._obs_cache = {}
+
+    def _obs_dicts(self, c: _Copy) -> dict[str, dict]:
+        d = self._obs_cache.get(c.row)
+        if d is None:
+            r, obs, masks, alive = c.row, self._obs, self._masks, self.batch.alive
+            d = self._obs_cache[c.row] = {a: {"observation": obs[r, p], "action_mask": masks[r, p]}
+                                          for p, a in enumerate(self.agents) if alive[r, p]}
+        return d
 
     def _slot_index(self) -> tuple[np.ndarray, np.ndarray]:
-        rows = [c.row for c in self.copies for _ in c.learners]
-        seats = [self.encoder.seat_of[a] for c in self.copies for a in c.learners]
-        return np.asarray(rows, dtype=np.intp), np.asarray(seats, dtype=np.intp)
+        """``(rows, seats)`` of every learner slot (kept until a copy's learner seats change)."""
+        if self._slots is None:
+            rows = [c.row for c in self.copies for _ in c.learners]
+            seats = [self.encoder.seat_of[a] for c in self.copies for a in c.learners]
+            self._slots = np.asarray(rows, dtype=np.intp), np.asarray(seats, dtype=np.intp)
+        return self._slots
 
     # ------------------------------------------------------------------ observations
     def _encode(self, c: _Copy, agent: str) -> np.ndarray:
         return self.encoder.encode(c.obs[agent]["observation"], self.encoder.seat_of[agent])
 
     def _slot_obs(self) -> np.ndarray:
-        """Every learner slot's policy vector, gathered and encoded at once
-        (the same float32 operations as :meth:`SeatEncoder.encode`)."""
-        rows, seats = self._slot_index()
+        """Every learner slot's policy vector, gathered and encoded at once."""
+        return self._encode_rows(*self._slot_index())
+
+    def _encode_rows(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
+        """The policy vectors of seats ``seats`` of batch rows ``rows``, encoded at once
+        (the same float32 operations as :meth:`SeatEncoder.encode`, row by row)."""
         enc = self.encoder
         x = (self._obs[rows, seats] - enc.offset) * enc.scale
         return np.concatenate([x, enc._eye[seats]], axis=1).astype(np.float32, copy=False)
@@ -205,20 +226,27 @@ class CopyGroup:
         joints: list[dict[str, int]] = [{} for _ in self.copies]
         batches: dict[int, tuple[ActorPolicy, list[tuple[int, str]]]] = {}
         for ci, c in enumerate(self.copies):
+            others = c.others
+            if not others:
+                continue
             for a in c.env.agents:
-                if a in c.others:
-                    _, pol = c.others[a]
+                if a in others:
+                    _, pol = others[a]
                     if isinstance(pol, ActorPolicy):
                         batches.setdefault(id(pol), (pol, []))[1].append((ci, a))
                     else:
                         joints[ci][a] = int(pol.act(c.obs[a], a, c.env))
+        enc = self.encoder
         for pol, rows in batches.values():
-            xs = np.stack([self._encode(self.copies[ci], a) for ci, a in rows])
-            masks = np.stack([self.copies[ci].obs[a]["action_mask"] for ci, a in rows])
+            r_idx = np.array([self.copies[ci].row for ci, _ in rows], dtype=np.intp)
+            s_idx = np.array([enc.seat_of[a] for _, a in rows], dtype=np.intp)
+            xs = self._encode_rows(r_idx, s_idx)
             logits = pol.actor.logits(xs)
-            for r, (ci, a) in enumerate(rows):
-                # each row sampled with its copy's generator: independent of batching
-                joints[ci][a] = int(_sample(logits[r], masks[r], self.copies[ci].rng, pol.deterministic))
+            # each row sampled with its copy's generator: independent of batching
+            picks = _sample_rows(logits, self._masks[r_idx, s_idx], [self.copies[ci].rng for ci, _ in rows],
+                                 pol.deterministic)
+            for (ci, a), act in zip(rows, picks):
+                joints[ci][a] = act
         return joints
 
     def step(self, actions: np.ndarray):
@@ -228,51 +256,52 @@ class CopyGroup:
         joints = self._other_actions()
         seat_of = self.encoder.seat_of
         alive = self.batch.alive.copy()  # the seats acting in this step
+        rows, seats = self._slot_index()  # this game's learner slots (a new game draws new ones)
         joint = np.zeros((len(self.copies), len(self.agents)), dtype=np.int64)
-        i = 0
-        for ci, c in enumerate(self.copies):
-            for a, act in joints[ci].items():
+        for ci, j_ci in enumerate(joints):
+            for a, act in j_ci.items():
                 joint[ci, seat_of[a]] = act
-            for j, a in enumerate(c.learners):
-                if alive[ci, seat_of[a]]:
-                    joint[ci, seat_of[a]] = int(actions[i + j])
-            i += self.k
+        live = alive[rows, seats]
+        joint[rows[live], seats[live]] = actions[live]
         obs, masks, rew, term, _, game_infos = self.batch.step(joint)
         self._set_arrays(obs, masks)
-        rewards = np.zeros(self.n_slots, dtype=np.float32)
+        rr = self.settings.reward
+        if rr.mode == "team":  # the mean reward of the seats that acted
+            p = len(self.agents)
+            team = rew.sum(axis=1) / p  # = np.mean of each row, bit for bit, where every seat acted
+            for ci in np.flatnonzero(alive.sum(axis=1) != p).tolist():
+                team[ci] = float(np.mean(rew[ci][alive[ci]])) if alive[ci].any() else 0.0
+            slot_rewards = team[rows] * rr.scale
+        else:
+            slot_rewards = rew[rows, seats] * rr.scale
         dones = np.zeros(self.n_slots, dtype=bool)
         infos: list[dict[str, Any]] = [{} for _ in range(self.n_slots)]
-        rr = self.settings.reward
-        i = 0
-        for ci, c in enumerate(self.copies):
-            team = float(np.mean(rew[ci][alive[ci]])) if alive[ci].any() else 0.0
-            game = game_infos[ci]
-            over = "final_observation" in game  # the batch has already dealt the next game
-            terminated = over and bool(term[ci].any())
-            if over:
-                outcome = game["outcome"]
+        for ci, game in enumerate(game_infos):
+            if "final_observation" not in game:
+                continue
+            # the batch has already dealt the next game
+            c = self.copies[ci]
+            terminated = bool(term[ci].any())
+            outcome = game["outcome"]
+            i = ci * self.k
             for j, a in enumerate(c.learners):
-                r = (team if rr.mode == "team" else float(rew[ci, seat_of[a]])) * rr.scale
-                if over:
-                    share = win_share(outcome, a, self.settings.cooperative)
-                    if terminated:
-                        r += rr.win_bonus * share - (rr.loss_penalty if share == 0.0 else 0.0)
-                    dones[i + j] = True
-                    infos[i + j] = {
-                        "terminal_observation": self.encoder.encode(game["final_observation"][seat_of[a]], seat_of[a]),
-                        "TimeLimit.truncated": not terminated,
-                        "seat": a,
-                        "learner_index": j,
-                        "win": share,
-                        "score": float(outcome.get("scores", {}).get(a, 0.0)),
-                        "others": sorted({name for name, _ in c.others.values()}),
-                        "outcome": outcome,
-                    }
-                rewards[i + j] = r
-            if over:
-                self._begin_episode(c)
-            i += self.k
-        return self._slot_obs(), rewards, dones, infos, self._slot_masks()
+                share = win_share(outcome, a, self.settings.cooperative)
+                if terminated:
+                    slot_rewards[i + j] = float(slot_rewards[i + j]) + (
+                        rr.win_bonus * share - (rr.loss_penalty if share == 0.0 else 0.0))
+                dones[i + j] = True
+                infos[i + j] = {
+                    "terminal_observation": self.encoder.encode(game["final_observation"][seat_of[a]], seat_of[a]),
+                    "TimeLimit.truncated": not terminated,
+                    "seat": a,
+                    "learner_index": j,
+                    "win": share,
+                    "score": float(outcome.get("scores", {}).get(a, 0.0)),
+                    "others": sorted({name for name, _ in c.others.values()}),
+                    "outcome": outcome,
+                }
+            self._begin_episode(c)
+        return self._slot_obs(), slot_rewards.astype(np.float32), dones, infos, self._slot_masks()
 
     def set_student(self, actor_state: dict | None) -> None:
         """The network that acts in :meth:`teacher_step` (DAgger); None: the teacher acts."""
@@ -322,6 +351,19 @@ class CopyGroup:
 
     def close(self) -> None:
         self.batch.close()
+
+
+def _sample_rows(logits: np.ndarray, masks: np.ndarray, rngs: list, deterministic: bool) -> list[int]:
+    """:func:`_sample` of every row at once (row ``r`` draws from ``rngs[r]``, in row order):
+    the same float64 operations element by element, so the same actions."""
+    z = np.where(masks.astype(bool), logits.astype(np.float64), -np.inf)
+    if not np.isfinite(z).any(axis=1).all():
+        raise ValueError("an observation has no legal action in its mask")
+    if not deterministic:
+        n = z.shape[1]
+        u = np.clip(np.stack([rng.random(n) for rng in rngs]), 1e-300, 1.0 - 1e-16)
+        z = z - np.log(-np.log(u))
+    return z.argmax(axis=1).tolist()
 
 
 def _sample(logits: np.ndarray, mask: np.ndarray, rng: np.random.Generator, deterministic: bool) -> int:

@@ -17,6 +17,11 @@ gradient update excluded), timed with SB3 callbacks (``_on_rollout_start`` /
 ``_on_rollout_end``), median over the rollouts after the first (warm-up).
 The ratio game / CartPole is the issue's measure of whether env cost limits
 training (target: at least 0.6).
+
+Next to it, *end-to-end steps per second*: the frames learned divided by the
+wall time of the whole ``learn`` call (every rollout and every gradient
+update, ``n_epochs=1`` over one batch of ``n_steps * n_envs``), for the game
+on 1 and more processes and for CartPole, measured in the same run.
 """
 
 from __future__ import annotations
@@ -62,7 +67,22 @@ def _fps(times: list[float], frames: int) -> float:
     return frames / statistics.median(kept)
 
 
+def _learn(model, s: dict, n_envs: int) -> tuple[float, float]:
+    """(rollout fps, end-to-end fps) of ``model.learn`` over ``s["rollouts"]`` rollouts."""
+    timer = _rollout_timer()
+    frames = s["n_steps"] * n_envs
+    t0 = time.perf_counter()
+    model.learn(frames * s["rollouts"], callback=timer)
+    wall = time.perf_counter() - t0
+    return _fps(timer.times, frames), model.num_timesteps / wall
+
+
 def cartpole_fps(s: dict) -> float:
+    return cartpole_figures(s)[0]
+
+
+def cartpole_figures(s: dict) -> tuple[float, float]:
+    """(rollout fps, end-to-end fps) of PPO on CartPole-v1."""
     import torch
     from stable_baselines3 import PPO
     from stable_baselines3.common.env_util import make_vec_env
@@ -71,15 +91,21 @@ def cartpole_fps(s: dict) -> float:
     venv = make_vec_env("CartPole-v1", n_envs=s["n_envs"], seed=0)
     model = PPO("MlpPolicy", venv, n_steps=s["n_steps"], batch_size=s["n_steps"] * s["n_envs"], n_epochs=1,
                 policy_kwargs={"net_arch": list(s["net_arch"])}, seed=0, device="cpu")
-    timer = _rollout_timer()
-    model.learn(s["n_steps"] * s["n_envs"] * s["rollouts"], callback=timer)
+    figures = _learn(model, s, s["n_envs"])
     venv.close()
-    return _fps(timer.times, s["n_steps"] * s["n_envs"])
+    return figures
 
 
 def bridge_fps(env_id: str, s: dict, workers: int = 1) -> tuple[float, int, int]:
     """(rollout fps, learner slots, env copies) for one game, the copies
     stepped by ``workers`` processes (1: all in this process)."""
+    f = bridge_figures(env_id, s, workers)
+    return f["rollout_fps"], f["n_envs"], f["env_copies"]
+
+
+def bridge_figures(env_id: str, s: dict, workers: int = 1) -> dict:
+    """``rollout_fps``, ``train_fps`` (end to end), ``n_envs`` (learner slots) and
+    ``env_copies`` for one game, the copies stepped by ``workers`` processes."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
@@ -101,9 +127,8 @@ def bridge_fps(env_id: str, s: dict, workers: int = 1) -> tuple[float, int, int]
                             policy_kwargs={"net_arch": list(s["net_arch"])}, seed=0, device="cpu")
         if plan.uses_pool:
             venv.venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(model.policy).state())
-        timer = _rollout_timer()
-        model.learn(s["n_steps"] * n_envs * s["rollouts"], callback=timer)
-        return _fps(timer.times, s["n_steps"] * n_envs), n_envs, copies
+        rollout, train = _learn(model, s, n_envs)
+        return {"rollout_fps": rollout, "train_fps": train, "n_envs": n_envs, "env_copies": copies}
     finally:
         venv.close()
 
@@ -115,17 +140,20 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
     figure (``workers=1``, like CartPole's DummyVecEnv); other worker counts
     are shown next to it (what training with both cores gets)."""
     s = dict(QUICK_SETTINGS if quick else SETTINGS)
-    before = cartpole_fps(s)
+    before, before_train = cartpole_figures(s)
     rows = []
     for env_id in games:
-        fps, n_envs, copies = bridge_fps(env_id, s, 1)
-        row = {"env": env_id, "rollout_fps": fps, "n_envs": n_envs, "env_copies": copies, "by_workers": {1: fps}}
+        f = bridge_figures(env_id, s, 1)
+        row = {"env": env_id, "rollout_fps": f["rollout_fps"], "train_fps": f["train_fps"], "n_envs": f["n_envs"],
+               "env_copies": f["env_copies"], "by_workers": {1: f["rollout_fps"]}, "train_by_workers": {1: f["train_fps"]}}
         for w in workers:
             if w != 1:
-                row["by_workers"][w] = bridge_fps(env_id, s, w)[0]
+                fw = bridge_figures(env_id, s, w)
+                row["by_workers"][w], row["train_by_workers"][w] = fw["rollout_fps"], fw["train_fps"]
         rows.append(row)
-    after = cartpole_fps(s)
+    after, after_train = cartpole_figures(s)
     cart = float(np.mean([before, after]))
+    cart_train = float(np.mean([before_train, after_train]))
     log(f"Rollout throughput: n_steps={s['n_steps']}, n_envs={s['n_envs']}, MLP {s['net_arch']}, "
         f"1 torch thread, single process; CartPole-v1 PPO {before:,.0f} fps before and {after:,.0f} after the games")
     log("")
@@ -137,9 +165,88 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
     for r in rows:
         r["ratio_to_cartpole"] = r["rollout_fps"] / cart
         r["target_met"] = r["ratio_to_cartpole"] >= 0.6
+        r["train_ratio_to_cartpole"] = r["train_fps"] / cart_train
         log(f"| {r['env']} | MaskablePPO | {r['n_envs']} x {r['env_copies']} | {r['rollout_fps']:,.0f} | "
             f"{r['ratio_to_cartpole']:.2f} | {'met' if r['target_met'] else 'missed'} |"
             + "".join(f" {r['by_workers'][w]:,.0f} |" for w in extra))
+    log("")
+    log(f"End to end (rollouts and updates, n_epochs=1, {s['rollouts']} rollouts, the first included): learner steps/s")
+    log("")
+    log("| env | 1 process | ratio to CartPole |" + "".join(f" {w} processes |" for w in extra))
+    log("|---|---|---|" + "---|" * len(extra))
+    log(f"| CartPole-v1 (PPO, DummyVecEnv) | {cart_train:,.0f} | 1.00 |" + " |" * len(extra))
+    for r in rows:
+        log(f"| {r['env']} | {r['train_fps']:,.0f} | {r['train_ratio_to_cartpole']:.2f} |"
+            + "".join(f" {r['train_by_workers'][w]:,.0f} |" for w in extra))
     rows.append({"env": "CartPole-v1", "rollout_fps": cart, "n_envs": s["n_envs"], "before": before, "after": after,
-                 "settings": s})
+                 "train_fps": cart_train, "train_before": before_train, "train_after": after_train, "settings": s})
+    return rows
+
+
+def full_config_figures(game: str, workers: int, rollouts: int = 2) -> dict:
+    """End-to-end learner steps/s (rollouts and updates, MaskablePPO, the config's own
+    algorithm settings, copies, seating and torch threads) of ``configs/<game>_full.yaml`` with
+    ``workers`` processes stepping copies, over ``rollouts`` rollouts; and the hours its
+    ``total_timesteps`` take at that rate (the PPO stage only; warm starts come on top)."""
+    from training.bench import bench_train
+    from training.config import load_config
+    from training.trainer import plan_run
+
+    cfg = load_config(CONFIG_DIR / f"{game}_full.yaml")
+    plan = plan_run(cfg)
+    slots = cfg["training"]["env_copies"] * plan.learners
+    steps = cfg["algorithm"]["n_steps"] * slots * rollouts
+    fps = bench_train(cfg, workers, steps)
+    total = cfg["training"]["total_timesteps"]
+    return {"game": game, "workers": workers, "slots": slots, "train_fps": fps, "total_timesteps": total,
+            "ppo_hours": total / fps / 3600}
+
+
+def cartpole_like_full_config(game: str, rollouts: int = 2) -> float:
+    """End-to-end steps/s of SB3 PPO on CartPole-v1 (``DummyVecEnv``) with the same settings as
+    ``configs/<game>_full.yaml``: its algorithm options, as many vectorised envs as the config
+    has learner slots, its torch threads."""
+    import torch
+    from stable_baselines3 import PPO
+    from stable_baselines3.common.env_util import make_vec_env
+
+    from training.config import load_config
+    from training.trainer import _ppo_kwargs, plan_run
+
+    cfg = load_config(CONFIG_DIR / f"{game}_full.yaml")
+    plan = plan_run(cfg)
+    slots = cfg["training"]["env_copies"] * plan.learners
+    torch.set_num_threads(cfg["training"]["torch_threads"])
+    kwargs, pk = _ppo_kwargs(cfg)
+    venv = make_vec_env("CartPole-v1", n_envs=slots, seed=0)
+    try:
+        model = PPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs=pk, **kwargs)
+        t0 = time.perf_counter()
+        model.learn(cfg["algorithm"]["n_steps"] * slots * rollouts)
+        return model.num_timesteps / (time.perf_counter() - t0)
+    finally:
+        venv.close()
+
+
+def run_full_configs(log: Callable[[str], None] = print, games: tuple[str, ...] = GAMES,
+                     workers: tuple[int, ...] = (1, 2), rollouts: int = 2) -> list[dict]:
+    """Every game's full config end to end on each number of processes, next to CartPole PPO with
+    the same settings measured in the same run; a markdown table; its rows."""
+    rows = []
+    for env_id in games:
+        game = env_id.rsplit("_v", 1)[0]
+        cart = cartpole_like_full_config(game, rollouts)
+        figs = {w: full_config_figures(game, w, rollouts) for w in workers}
+        rows.append({"env": env_id, "cartpole_fps": cart, "by_workers": figs})
+    log(f"End to end, each game's configs/<game>_full.yaml ({rollouts} rollouts of n_steps x slots, updates included, "
+        "the first rollout too), learner steps/s; CartPole-v1 PPO with the same algorithm settings and slots; "
+        "hours: total_timesteps at that rate (PPO stage only)")
+    log("")
+    log("| env | slots | CartPole PPO, same settings |" + "".join(f" {w} process{'es' if w > 1 else ''} (x CartPole, hours) |"
+                                                        for w in workers))
+    log("|---|---|---|" + "---|" * len(workers))
+    for r in rows:
+        cells = "".join(f" {f['train_fps']:,.0f} ({f['train_fps'] / r['cartpole_fps']:.2f}, {f['ppo_hours']:.1f} h) |"
+                        for f in r["by_workers"].values())
+        log(f"| {r['env']} | {next(iter(r['by_workers'].values()))['slots']} | {r['cartpole_fps']:,.0f} |{cells}")
     return rows

@@ -248,6 +248,9 @@ class MultiAgentVecEnv(VecEnv):
             raise RuntimeError("step_wait() without step_async(): send the actions first")
         self._waiting = False
         results = self._recv_all("step")
+        if len(results) == 1:  # every array is fresh from the copies already
+            obs, rewards, dones, infos, self._masks, self._alive = results[0]
+            return obs, rewards, dones, infos
         obs = np.concatenate([r[0] for r in results])
         rewards = np.concatenate([r[1] for r in results])
         dones = np.concatenate([r[2] for r in results])
@@ -275,8 +278,9 @@ class MultiAgentVecEnv(VecEnv):
         raise AttributeError(f"MultiAgentVecEnv: setting {attr_name!r} on slots is not supported")
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
-        if method_name == "action_masks":
-            return [self._masks[i].copy() for i in self._get_indices(indices)]
+        if method_name == "action_masks":  # one copy, handed out row by row (sb3-contrib stacks them)
+            rows = self._masks.copy() if indices is None else self._masks[list(self._get_indices(indices))]
+            return list(rows)
         raise AttributeError(f"MultiAgentVecEnv slots support env_method('action_masks') only, not {method_name!r}")
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:

@@ -46,10 +46,25 @@ games and of ``ProcessBatchedEnv`` at N = 64 (``--workers``, default the
 usable cores), one configuration per env (its first test configuration);
 random legal actions for the whole batch from the stacked masks; agent-steps
 per batched step = ``venv.alive.sum()`` before it; about ``--vector-steps``
-game-steps per run; *vs single env* = over the single-process figure above.
+game-steps per run; *vs single env* = over the single-process figure above;
+*vs loop of N envs* = over a Python loop stepping N separate envs through the
+same games and steps (each live agent's action drawn from its mask as the
+single-env harness draws); *vs BatchedEnv* (process rows) = over the
+in-process ``BatchedEnv`` of the same N in the same run (the issue's scaling
+measure: at least 1.7x with both cores).
 
 ``--training``: ``training.throughput.run_throughput`` (SB3 rollout frames/s
-through the bridge vs PPO on CartPole-v1; needs ``pip install -e ".[train]"``).
+through the bridge vs PPO on CartPole-v1, and end-to-end learner steps/s,
+rollouts and updates, next to CartPole's; needs ``pip install -e ".[train]"``).
+
+``--training-full`` (not part of ``--all``: minutes):
+``training.throughput.run_full_configs``: each game's
+``configs/<game>_full.yaml`` learning end to end on 1 and 2 processes (two
+rollouts and their updates), next to PPO on CartPole-v1 with the same
+algorithm settings and as many vectorised envs as the config has learner
+slots, and the hours the config's ``total_timesteps`` take at that rate (the
+PPO stage; warm starts come on top). Its rows join ``training`` in the JSON
+with ``"kind": "full_config"``.
 
 ``--scaling``: per env and player count, the median over the measured
 configurations of microseconds per agent-step and per joint step
@@ -70,6 +85,14 @@ target, met, peer_agent_steps_per_s}}), ``vector``, ``training`` and
 ``scaling`` (cost_by_players, memory); a section not asked for is null.
 """
 
-from envs.bench.cli import main
-
 __all__ = ["main"]
+
+
+def __getattr__(name: str):
+    # ``main`` is imported when first asked for, so that ``python -m envs.bench`` can set its
+    # thread variables (``__main__``) before anything imports numpy.
+    if name == "main":
+        from envs.bench.cli import main
+
+        return main
+    raise AttributeError(f"module 'envs.bench' has no attribute {name!r}")

@@ -59,3 +59,41 @@ def measure_vector(factory: Callable[..., Any], env_id: str, env_kwargs: dict, n
         "agent_steps_per_run": runs[0][0],
         "agent_steps_per_s": summarize([n / s for n, s in runs]),
     }
+
+
+def time_loop(env_list: list, steps: int, seed: int, clock=time.perf_counter) -> tuple[int, float]:
+    """(agent-steps, seconds) of ``steps`` joint steps of a Python loop over
+    separate envs (the batch's games, each reset with ``seed + i``; a finished
+    game is reset at once): per env and step, each live agent's action drawn
+    from its mask (``np.flatnonzero``, as the single-env harness draws)."""
+    from envs.bench.harness import random_legal
+
+    rng = make_rng(seed)
+    obs = [env.reset(seed=seed + i)[0] for i, env in enumerate(env_list)]
+
+    def one_step() -> int:
+        n = 0
+        for i, env in enumerate(env_list):
+            o = obs[i]
+            acts = {a: random_legal(o[a]["action_mask"], rng) for a in env.agents}
+            n += len(acts)
+            obs[i] = env.step(acts)[0]
+            if not env.agents:
+                obs[i] = env.reset()[0]
+        return n
+
+    for _ in range(WARMUP_STEPS):
+        one_step()
+    agent_steps = 0
+    t0 = clock()
+    for _ in range(steps):
+        agent_steps += one_step()
+    return agent_steps, clock() - t0
+
+
+def measure_loop(make_env: Callable[[], Any], num_games: int, steps: int, repeats: int, seed: int = 0) -> dict:
+    """Agent-steps/s of :func:`time_loop` over ``num_games`` envs from ``make_env``
+    (the same games and number of steps as a BatchedEnv of that size)."""
+    env_list = [make_env() for _ in range(num_games)]
+    runs = [time_loop(env_list, steps, seed) for _ in range(repeats)]
+    return {"num_games": num_games, "batched_steps": steps, "agent_steps_per_s": summarize([n / s for n, s in runs])}

@@ -36,6 +36,10 @@ def parser() -> argparse.ArgumentParser:
                    help="game-steps per vector run: S/N batched steps at N games (default 2048; --quick: 512)")
     p.add_argument("--workers", type=int, default=None, help="ProcessBatchedEnv workers (default: usable cores)")
     p.add_argument("--training", action="store_true", help="also SB3 rollout fps through the bridge vs CartPole (train extra)")
+    p.add_argument("--training-full", action="store_true",
+                   help="also each game's full config end to end (rollouts + updates) on 1 and 2 processes next to "
+                        "CartPole PPO with the same settings, and the hours its total_timesteps take (train extra; "
+                        "minutes; not part of --all)")
     p.add_argument("--scaling", action="store_true", help="also cost per step by player count, and memory of 1 and 1,000 envs")
     p.add_argument("--mem-games", type=int, default=1000, metavar="N", help="envs held at once for --scaling memory (default 1000)")
     p.add_argument("--all", action="store_true", help="--peers --vector --training --scaling")
@@ -76,7 +80,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
             from envs.bench.peers import load_peers
 
             peers = load_peers()
-        if args.training:
+        if args.training or args.training_full:
             from envs.bench.training_fps import load_training
 
             run_throughput = load_training()
@@ -148,7 +152,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
 
     vector_rows = None
     if args.vector:
-        from envs.bench.batched import measure_vector, steps_for
+        from envs.bench.batched import measure_loop, measure_vector, steps_for
         from envs.vector import BatchedEnv, ProcessBatchedEnv
 
         batched, process_batched = BatchedEnv, ProcessBatchedEnv
@@ -166,6 +170,16 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
                 r = measure_vector(factory, e, cfg.kwargs, n, steps_for(n, game_steps), args.repeats, args.seed, form, **extra)
                 s = single.get((e, tuple(sorted(cfg.kwargs.items()))))
                 r["vs_single"] = None if s is None else r["agent_steps_per_s"]["median"] / s
+                if form == "BatchedEnv":  # a Python loop over n separate envs: the same games, the same steps
+                    module = envs.get_env_module(e)
+                    loop = measure_loop(lambda: module.parallel_env(**cfg.kwargs), n, steps_for(n, game_steps),
+                                        args.repeats, args.seed)
+                    r["loop_agent_steps_per_s"] = loop["agent_steps_per_s"]
+                    r["vs_loop"] = r["agent_steps_per_s"]["median"] / loop["agent_steps_per_s"]["median"]
+                same_n = next((x for x in vector_rows if x["env_id"] == e and x["form"] == "BatchedEnv"
+                               and x["num_games"] == n), None)
+                r["vs_batched"] = None if form == "BatchedEnv" or same_n is None else \
+                    r["agent_steps_per_s"]["median"] / same_n["agent_steps_per_s"]["median"]
                 vector_rows.append(r)
         emit()
         emit("## Batched vector env (envs.vector; one configuration per env, random legal actions for the whole batch)")
@@ -173,15 +187,29 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         emit(report.vector_table(vector_rows))
         emit()
         emit(f"agent-steps/s: median ({SPREAD}) over {args.repeats} runs of about {game_steps} game-steps each; "
-             "vs single env: over the single-process figure of the same configuration above.")
+             "vs single env: over the single-process figure of the same configuration above; "
+             "vs loop of N envs: over a Python loop stepping N separate envs through the same games and steps "
+             "(same draws per agent as the single-env harness); "
+             "vs BatchedEnv: the process form over the in-process BatchedEnv of the same N in this run "
+             "(the issue's target: >= 1.7x with both cores).")
 
     training_rows = None
-    if run_throughput:
+    if run_throughput and args.training:
         emit()
         emit("## Training throughput (SB3 rollout frames/s through the bridge vs PPO on CartPole-v1)")
         emit()
         chosen = {"games": tuple(ids)} if args.env else {}  # --env limits the games measured too
         training_rows = run_throughput(log=emit, quick=args.quick, **chosen)
+
+    if args.training_full:
+        from training.throughput import run_full_configs
+
+        emit()
+        emit("## Training end to end, full configs (MaskablePPO learning through the bridge vs PPO on CartPole-v1)")
+        emit()
+        chosen = {"games": tuple(ids)} if args.env else {}
+        full = run_full_configs(log=emit, workers=(1, 2), **chosen)
+        training_rows = (training_rows or []) + [{"kind": "full_config", **r} for r in full]
 
     scaling = None
     if args.scaling:

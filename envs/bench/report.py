@@ -97,11 +97,12 @@ def ratio_table(rows: list[dict], counts: dict[str, tuple[int, int]]) -> str:
 def vector_table(rows: list[dict]) -> str:
     body = []
     for r in rows:
-        single = r.get("vs_single")
+        single, batched, loop = r.get("vs_single"), r.get("vs_batched"), r.get("vs_loop")
         body.append([f"{r['env_id']}{_kw(r['kwargs'])}", r["form"], r["num_games"], r["workers"] or "–",
-                     r["batched_steps"], fig(r["agent_steps_per_s"]), "–" if single is None else f"{single:.2f}x"])
-    return table(["env", "form", "N games", "workers", "batched steps", "agent-steps/s", "vs single env"],
-                 [False, False, True, True, True, True, True], body)
+                     r["batched_steps"], fig(r["agent_steps_per_s"]), "–" if single is None else f"{single:.2f}x",
+                     "–" if loop is None else f"{loop:.2f}x", "–" if batched is None else f"{batched:.2f}x"])
+    return table(["env", "form", "N games", "workers", "batched steps", "agent-steps/s", "vs single env",
+                  "vs loop of N envs", "vs BatchedEnv"], [False, False, True, True, True, True, True, True, True], body)
 
 
 def _kw(kwargs: dict) -> str:

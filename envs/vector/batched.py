@@ -29,11 +29,15 @@ Arrays are returned fresh on every call (safe to keep in a rollout buffer).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Mapping, Sequence
+from typing import Any, Callable, Iterator, Mapping, Sequence
 
 import numpy as np
 
 import envs
+from envs.core.tick_env import TickParallelEnv
+
+_NONE: dict = {}  # no action replaced (shared, never written)
+_SMALL_BATCH = 16  # seats up to which the legality check loops in Python
 
 
 def seeds_for(seed: int | Sequence[int | None] | None, num_games: int) -> list[int | None]:
@@ -55,6 +59,51 @@ def random_legal_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndar
     keys = rng.random(masks.shape)
     keys[masks == 0] = -1.0
     return keys.argmax(axis=-1)
+
+
+def _fast_path_serves(env) -> bool:
+    """Whether :meth:`BatchedEnv._step_fast` gives exactly what ``env.step`` gives:
+    a Kitchen Arena env with the core's own step and observation, compact infos,
+    no masks in infos and no human rendering."""
+    cls = type(env)
+    return (isinstance(env, TickParallelEnv) and cls.step is TickParallelEnv.step
+            and cls._step_validated is TickParallelEnv._step_validated and cls._observe is TickParallelEnv._observe
+            and not env.verbose_infos and not env.mask_in_infos and env.render_mode != "human")
+
+
+class AgentInfos(Mapping):
+    """One game's per-agent infos of a step, as ``env.step`` returns them
+    (``{agent: {"tick", "action", "blocked", "illegal_replaced"}}``), built
+    only when read (training reads them rarely; building them every step
+    cost as much as a game's bookkeeping)."""
+
+    __slots__ = ("_joint", "_replaced", "_blocked", "_tick", "_built")
+
+    def __init__(self, joint: Mapping[str, int], replaced: Mapping[str, str], blocked: Mapping[str, str], tick: int):
+        self._joint, self._replaced, self._blocked, self._tick = joint, replaced, blocked, tick
+        self._built: dict | None = None
+
+    def _dict(self) -> dict:
+        if self._built is None:
+            tick, blocked, replaced = self._tick, self._blocked, self._replaced
+            self._built = {a: {"tick": tick, "action": act, "blocked": a in blocked, "illegal_replaced": a in replaced}
+                           for a, act in self._joint.items()}
+        return self._built
+
+    def __getitem__(self, agent: str) -> dict:
+        return self._dict()[agent]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self._joint)
+
+    def __len__(self) -> int:
+        return len(self._joint)
+
+    def __repr__(self) -> str:
+        return repr(self._dict())
+
+    def __reduce__(self):
+        return (AgentInfos, (self._joint, self._replaced, self._blocked, self._tick))
 
 
 class BatchedEnv:
@@ -90,8 +139,23 @@ class BatchedEnv:
         self._masks = np.zeros((n, p, self.n_actions), dtype=np.int8)
         self.alive = np.zeros((n, p), dtype=bool)
         self._returns = np.zeros((n, p), dtype=np.float64)
-        self._lengths = np.zeros(n, dtype=np.int64)
+        self._clock = 0  # batched steps so far; game i's episode started at step _started_at[i]
+        self._started_at = [0] * n
         self._started = False
+        self._fast = all(_fast_path_serves(e) for e in self.envs)
+        self._masks_flat = self._masks.reshape(n * p, self.n_actions)  # a view: _masks is written in place only
+        self._flat_rows = np.arange(n * p)
+        self._noop = env0.illegal_action == "noop"
+
+    def _use_buffers(self, obs: np.ndarray, masks: np.ndarray, alive: np.ndarray) -> None:
+        """Keep the observations, masks and ``alive`` in these arrays from now on
+        (e.g. views of shared memory, :mod:`envs.vector.process`); their current
+        values are copied over."""
+        obs[...] = self._obs
+        masks[...] = self._masks
+        alive[...] = self.alive
+        self._obs, self._masks, self.alive = obs, masks, alive
+        self._masks_flat = masks.reshape(self.num_games * self.num_seats, self.n_actions)
 
     @property
     def num_agent_slots(self) -> int:
@@ -116,33 +180,144 @@ class BatchedEnv:
     def _reset_game(self, i: int, seed: int | None) -> dict:
         obs, info = self.envs[i].reset(seed=seed)
         self._returns[i] = 0.0
-        self._lengths[i] = 0
+        self._started_at[i] = self._clock
         self._write(i, obs, self.envs[i].agents)
         return info
 
     # ------------------------------------------------------------------ API
     def reset(self, seed: int | Sequence[int | None] | None = None):
         """Start a game in every slot. Returns ``(obs, masks, infos)``."""
+        infos = self._reset_arrays(seed)
+        return self._obs.copy(), self._masks.copy(), infos
+
+    def _reset_arrays(self, seed) -> list[dict]:
+        """:meth:`reset` leaving the observations and masks in the batch's own arrays."""
         seeds = seeds_for(seed, self.num_games)
         infos = [self._reset_game(i, s) for i, s in enumerate(seeds)]
         self._started = True
-        return self._obs.copy(), self._masks.copy(), infos
+        return infos
 
     def step(self, actions: np.ndarray):
         """One joint step of every game. ``actions``: ``(N, P)`` integers
         (entries of seats that are not alive are ignored). Returns ``(obs,
         masks, rewards, terminated, truncated, infos)``; ``infos[i]`` is a dict
-        per game: ``agents`` (the env's per-agent infos) and, at an episode
-        end, the final-observation entries of the module doc."""
+        per game: ``agents`` (the env's per-agent infos, a read-only mapping
+        built when first read) and, at an episode end, the final-observation
+        entries of the module doc."""
+        rewards, terminated, truncated, infos = self._advance(actions)
+        return self._obs.copy(), self._masks.copy(), rewards, terminated, truncated, infos
+
+    def _advance(self, actions: np.ndarray):
+        """:meth:`step` leaving the observations and masks in the batch's own
+        arrays (no copies); returns ``(rewards, terminated, truncated, infos)``."""
         if not self._started:
             raise RuntimeError("call reset() before step()")
         acts = np.asarray(actions)
         if acts.shape != (self.num_games, self.num_seats):
             raise ValueError(f"actions must have shape (num_games, num_seats) = {(self.num_games, self.num_seats)}, "
                              f"got {acts.shape}")
-        if not np.issubdtype(acts.dtype, np.integer):
+        if acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
         self._check_legal(acts)
+        step = self._step_fast if self._fast else self._step_reference
+        return step(acts)
+
+    def _step_fast(self, acts: np.ndarray):
+        """:meth:`step` with the engines directly: each game's joint action goes
+        to ``engine.step_validated`` (with ``illegal_action="raise"`` the batch
+        was checked against the masks already; with ``"noop"`` the engine's
+        ``validate`` replaces illegal actions), and every live seat's observation
+        and mask are written straight into the stacked arrays. The env's own
+        state (``agents``, its last step) is kept as ``env.step`` leaves it, so
+        its methods (``last_step_details``, ``observe``, ``state``) and the
+        per-game reference path (:meth:`_step_reference`) agree with it exactly
+        (tests/vector holds the two equal)."""
+        n, p = self.num_games, self.num_seats
+        zeros = [0.0] * p
+        rew_rows: list[list[float]] = []
+        ends: list[tuple[int, list[int], bool]] = []  # (game, its acting seats, terminated)
+        any_reward = False
+        infos: list[dict] = []
+        ended: list[tuple[int, dict]] = []
+        act_list = acts.tolist()
+        seat = self._seat
+        o_all, m_all, alive_all = self._obs, self._masks, self.alive
+        noop = self._noop
+        for i, env in enumerate(self.envs):
+            row = act_list[i]
+            acting = env.agents
+            engine = env.engine
+            joint = {a: row[seat[a]] for a in acting}
+            if noop:
+                joint, replaced = engine.validate(joint, "noop")
+            else:
+                replaced = _NONE
+            result = engine.step_validated(joint)
+            term = engine.done
+            trunc = (not term) and engine.tick >= env.max_ticks
+            over = term or trunc
+            env._last_step = (joint, replaced, result, over)
+            rew = result.rewards
+            if rew:
+                r_row = zeros.copy()
+                for a in acting:
+                    r_row[seat[a]] = float(rew.get(a, 0.0))
+                rew_rows.append(r_row)
+                any_reward = True
+            else:
+                rew_rows.append(zeros)
+            game_info: dict[str, Any] = {"agents": AgentInfos(joint, replaced, result.blocked, engine.tick)}
+            if over:
+                write = acting
+                env.agents = []
+                ends.append((i, [seat[a] for a in acting], term))
+            else:
+                write = env.agents = engine.live_agents()
+            o_arr, m_arr = o_all[i], m_all[i]
+            observe, mask = env.encoder.observe, engine.action_mask
+            if len(write) == p:
+                if len(acting) != p:  # (else every seat was alive already)
+                    alive_all[i] = True
+                for a in write:
+                    s = seat[a]
+                    o_arr[s] = observe(engine, a)
+                    m_arr[s] = mask(a)
+            else:  # some seats sit out: zeros, noop only
+                o_arr[:] = 0.0
+                m_arr[:] = 0
+                m_arr[:, 0] = 1
+                alive_row = alive_all[i]
+                alive_row[:] = False
+                for a in write:
+                    s = seat[a]
+                    o_arr[s] = observe(engine, a)
+                    m_arr[s] = mask(a)
+                    alive_row[s] = True
+            if over:  # record the end; the next game starts once returns are summed
+                if trunc:  # noop is legal in the final masks, as after a game's end
+                    for a in write:
+                        m_arr[seat[a], 0] = 1
+                game_info.update(final_observation=o_arr.copy(), final_action_mask=m_arr.copy(),
+                                 outcome=engine.outcome())
+                ended.append((i, game_info))
+            infos.append(game_info)
+        rewards = np.array(rew_rows, dtype=np.float64)
+        terminated = np.zeros((n, p), dtype=bool)
+        truncated = np.zeros((n, p), dtype=bool)
+        for i, seats, term in ends:  # the acting seats of a game that ended get its end flag
+            (terminated if term else truncated)[i, seats] = True
+        if any_reward:  # (adding rows of zeros would change nothing: returns are never -0.0)
+            self._returns += rewards
+        self._clock += 1
+        for i, game_info in ended:
+            game_info.update(episode_return=self._returns[i].copy(), episode_length=self._clock - self._started_at[i])
+            self._reset_game(i, None)
+        return rewards, terminated, truncated, infos
+
+    def _step_reference(self, acts: np.ndarray):
+        """:meth:`step` through each game's PettingZoo ``env.step`` and its dicts (the
+        readable definition; used for envs the fast path does not serve: another
+        ``step``, verbose infos, masks in infos, human rendering)."""
         n, p = self.num_games, self.num_seats
         rew_rows = [[0.0] * p for _ in range(n)]
         term_rows = [[False] * p for _ in range(n)]
@@ -174,11 +349,11 @@ class BatchedEnv:
         terminated = np.array(term_rows, dtype=bool)
         truncated = np.array(trunc_rows, dtype=bool)
         self._returns += rewards
-        self._lengths += 1
+        self._clock += 1
         for i, game_info in ended:
-            game_info.update(episode_return=self._returns[i].copy(), episode_length=int(self._lengths[i]))
+            game_info.update(episode_return=self._returns[i].copy(), episode_length=self._clock - self._started_at[i])
             self._reset_game(i, None)
-        return self._obs.copy(), self._masks.copy(), rewards, terminated, truncated, infos
+        return rewards, terminated, truncated, infos
 
     def _check_legal(self, acts: np.ndarray) -> None:
         """With ``illegal_action="raise"``, refuse the whole batch before any
@@ -186,9 +361,21 @@ class BatchedEnv:
         the env's own error (it names the agent, the action, why, and what is
         legal): a failed step changes nothing. (With ``"noop"`` each env
         replaces illegal actions itself and flags them in its infos.)"""
-        if self.envs[0].illegal_action != "raise":
+        if self._noop:
             return
         n = self.n_actions
+        flat = acts.reshape(-1)
+        if flat.size <= _SMALL_BATCH:  # a few seats: plain Python is cheaper than numpy's calls
+            masks, alive = self._masks_flat, self.alive.reshape(-1).tolist()
+            if all(0 <= a < n and masks[k, a] for k, a in enumerate(flat.tolist()) if alive[k]):
+                return
+        elif flat.min() >= 0 and flat.max() < n:  # the common case: one gather, one reduction
+            legal = self._masks_flat[self._flat_rows, flat]
+            if legal.all():
+                return
+            wrong = (legal == 0).reshape(acts.shape) & self.alive
+            if not wrong.any():
+                return
         legal = np.take_along_axis(self._masks, np.clip(acts, 0, n - 1)[..., None], -1)[..., 0]
         wrong = self.alive & ((legal == 0) | (acts < 0) | (acts >= n))
         if wrong.any():

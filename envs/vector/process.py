@@ -10,9 +10,13 @@ core). ``workers`` counts the processes that step games, this one included:
 the calling process steps the first shard itself (a :class:`BatchedEnv`)
 while ``workers - 1`` worker processes (started with ``spawn``: no state is
 inherited) each hold a :class:`BatchedEnv` of one other shard. ``step``
-sends the workers their slices of the actions first, steps the local shard,
-then collects, so every core steps games at the same time and the pipe round
-trip hides behind local work. Before anything is sent, the whole batch is
+sends the workers their slices of the actions first (one message per worker),
+steps the local shard, then collects, so every core steps games at the same
+time and the pipe round trip hides behind local work. A worker writes its
+shard's observations, masks and ``alive`` straight into memory shared with
+this process (``multiprocessing`` ``RawArray`` s, made here and handed to
+the worker when it starts); its answer carries only rewards, end flags and
+infos. Before anything is sent, the whole batch is
 checked against the current masks: an out-of-range or (with
 ``illegal_action="raise"``) illegal action of a live seat raises an
 :class:`~envs.core.errors.IllegalActionError` (a ``ValueError``) naming the
@@ -52,16 +56,54 @@ from envs.vector.batched import BatchedEnv, random_legal_actions, seeds_for
 
 LABEL = "vector worker"
 
-#: What a worker's BatchedEnv answers (each reply also carries the shard's ``alive``).
+class _Shard:
+    """A worker's games: a :class:`BatchedEnv` whose observations, masks and
+    ``alive`` live in memory shared with the parent (``buffers``: three
+    ``RawArray`` s made by the parent, see :func:`_buffers`), so a step's
+    answer over the pipe is only the small per-game part (rewards, end flags,
+    infos); the parent reads the arrays straight from the shared memory."""
+
+    def __init__(self, env_id: str, num_games: int, env_kwargs: dict, buffers=None):
+        self.venv = BatchedEnv(env_id, num_games, env_kwargs)
+        if buffers is not None:
+            self.venv._use_buffers(*_views(buffers, num_games, self.venv))
+
+    def step(self, actions):
+        return self.venv._advance(actions)
+
+    def reset(self, seeds):
+        return self.venv._reset_arrays(seeds)
+
+    def close(self) -> None:
+        self.venv.close()
+
+
+#: What a worker's shard answers (its arrays are in shared memory).
 COMMANDS = {
-    "step": lambda v, actions: (*v.step(actions), v.alive.copy()),
-    "reset": lambda v, seeds: (*v.reset(seeds), v.alive.copy()),
-    "close": lambda v, _: v.close(),
+    "step": lambda shard, actions: shard.step(actions),
+    "reset": lambda shard, seeds: shard.reset(seeds),
+    "close": lambda shard, _: shard.close(),
 }
 
 
-def _worker(conn, env_id: str, num_games: int, env_kwargs: dict) -> None:
-    serve(conn, lambda: BatchedEnv(env_id, num_games, env_kwargs), COMMANDS)
+def _worker(conn, env_id: str, num_games: int, env_kwargs: dict, buffers=None) -> None:
+    serve(conn, lambda: _Shard(env_id, num_games, env_kwargs, buffers), COMMANDS)
+
+
+def _buffers(ctx, num_games: int, probe: BatchedEnv) -> tuple:
+    """Shared memory for one shard: observations, masks, alive (raw bytes; :func:`_views` shapes them)."""
+    p = probe.num_seats
+    return (ctx.RawArray("b", num_games * p * probe.obs_size * 4), ctx.RawArray("b", num_games * p * probe.n_actions),
+            ctx.RawArray("b", num_games * p))
+
+
+def _views(buffers: tuple, num_games: int, shape_of) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """numpy arrays over a shard's shared memory: ``(obs, masks, alive)``."""
+    o, m, a = buffers
+    p = shape_of.num_seats
+    return (np.frombuffer(o, dtype=np.float32).reshape(num_games, p, shape_of.obs_size),
+            np.frombuffer(m, dtype=np.int8).reshape(num_games, p, shape_of.n_actions),
+            np.frombuffer(a, dtype=np.bool_).reshape(num_games, p))
 
 
 def _count(name: str, value: Any) -> int:
@@ -78,6 +120,7 @@ class ProcessBatchedEnv:
         self._closed = False  # first: close() (and __del__) work whatever fails below
         self._local: BatchedEnv | None = None
         self._remotes: list[Remote] = []
+        self._shared: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # each worker's (obs, masks, alive)
         num_games = _count("num_games", num_games)
         workers = _count("workers", (os.cpu_count() or 1) if workers is None else workers)
         workers = min(workers, num_games)
@@ -101,7 +144,10 @@ class ProcessBatchedEnv:
             self._local = BatchedEnv(env_id, self._slices[0].stop, self.env_kwargs)
             ctx = mp.get_context("spawn")
             for sl in self._slices[1:]:
-                self._remotes.append(Remote(ctx, _worker, (env_id, sl.stop - sl.start, self.env_kwargs), LABEL))
+                size = sl.stop - sl.start
+                buffers = _buffers(ctx, size, probe)
+                self._remotes.append(Remote(ctx, _worker, (env_id, size, self.env_kwargs, buffers), LABEL))
+                self._shared.append(_views(buffers, size, probe))
             for r in self._remotes:
                 r.recv()  # built (or the worker's error)
         except BaseException:
@@ -171,12 +217,19 @@ class ProcessBatchedEnv:
             raise ValueError(f"seeds must be non-negative integers or None, got {bad[0][1]} for game {bad[0][0]}")
         local = self._local
         sl0 = self._slices[0]
-        parts = self._round("reset", [seeds[sl] for sl in self._slices[1:]],
-                            lambda: (*local.reset(seeds[sl0]), local.alive.copy()))
-        self.alive = np.concatenate([p[3] for p in parts])
-        self._masks = np.concatenate([p[1] for p in parts])
+        parts = self._round("reset", [seeds[sl] for sl in self._slices[1:]], lambda: local._reset_arrays(seeds[sl0]))
+        obs, self._masks, self.alive = self._gather()
         self._not_ready = None
-        return (np.concatenate([p[0] for p in parts]), self._masks.copy(), [info for p in parts for info in p[2]])
+        return obs, self._masks.copy(), [info for p in parts for info in p]
+
+    def _gather(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """Every shard's observations, masks and alive, stacked (fresh arrays):
+        this process's shard from its arrays, the workers' from shared memory."""
+        local = self._local
+        if not self._shared:
+            return local._obs.copy(), local._masks.copy(), local.alive.copy()
+        shards = [(local._obs, local._masks, local.alive), *self._shared]
+        return tuple(np.concatenate([sh[k] for sh in shards]) for k in range(3))
 
     def _check(self, acts: np.ndarray) -> None:
         if self._not_ready is not None:
@@ -205,12 +258,14 @@ class ProcessBatchedEnv:
         self._check(acts)
         local = self._local
         sl0 = self._slices[0]
-        parts = self._round("step", [acts[sl] for sl in self._slices[1:]],
-                            lambda: (*local.step(acts[sl0]), local.alive.copy()))
-        self.alive = np.concatenate([p[6] for p in parts])
-        cat = [np.concatenate([p[k] for p in parts]) for k in range(5)]
-        self._masks = cat[1]
-        return (cat[0], cat[1].copy(), *cat[2:], [info for p in parts for info in p[5]])
+        parts = self._round("step", [acts[sl] for sl in self._slices[1:]], lambda: local._advance(acts[sl0]))
+        obs, self._masks, self.alive = self._gather()
+        if len(parts) == 1:
+            rewards, terminated, truncated, infos = parts[0]
+        else:
+            rewards, terminated, truncated = (np.concatenate([p[k] for p in parts]) for k in range(3))
+            infos = [info for p in parts for info in p[3]]
+        return obs, self._masks.copy(), rewards, terminated, truncated, infos
 
     def random_actions(self, rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
         """Uniformly random legal actions ``(N, P)`` for ``masks``."""

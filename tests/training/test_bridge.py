@@ -286,3 +286,65 @@ def test_worker_side_modules_do_not_import_torch():
             "sys.exit(1 if 'torch' in sys.modules else 0)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
     assert r.returncode == 0, r.stderr or "torch was imported"
+
+
+# ---------------------------------------------------------------------------- trajectories unchanged by the speed work
+def _bridge_trajectory_digest(game: str, workers: int, steps: int = 120) -> str:
+    """SHA-256 (first 16 hex digits) of a seeded bridge run of ``configs/<game>_quick.yaml``
+    (episodes cut at 40 ticks, so many end and reset): every observation, reward, done, info
+    and mask, the seating, and a teacher step; a fixed random snapshot plays the pool seats."""
+    import dataclasses
+    import hashlib
+
+    from training.config import load_config
+    from training.throughput import CONFIG_DIR
+    from training.trainer import plan_run
+
+    def feed(h, x):
+        if isinstance(x, np.ndarray):
+            h.update(f"{x.dtype}{x.shape}".encode())
+            h.update(np.ascontiguousarray(x).tobytes())
+        elif isinstance(x, dict):
+            for k in sorted(x, key=str):
+                h.update(repr(k).encode())
+                feed(h, x[k])
+        elif isinstance(x, (list, tuple)):
+            h.update(b"[")
+            for v in x:
+                feed(h, v)
+            h.update(b"]")
+        else:
+            h.update(repr(x).encode())
+
+    plan = plan_run(load_config(CONFIG_DIR / f"{game}_quick.yaml"))
+    settings = dataclasses.replace(plan.settings, env_spec=plan.settings.env_spec.with_options(max_ticks=40))
+    venv = MultiAgentVecEnv(settings, 6, workers)
+    h = hashlib.sha256()
+    try:
+        if plan.uses_pool:
+            rng = np.random.default_rng(7)
+            d, a = venv.observation_space.shape[0], venv.action_space.n
+            venv.add_snapshot("snap@0", {
+                "layers": [(rng.standard_normal((16, d)).astype(np.float32), np.zeros(16, np.float32))],
+                "activation": "Tanh", "head": (rng.standard_normal((a, 16)).astype(np.float32), np.zeros(a, np.float32))})
+        venv.seed(3)
+        feed(h, [venv.reset(), venv.action_masks(), venv.describe()])
+        rng = np.random.default_rng(0)
+        for _ in range(steps):
+            acts = np.array([rng.choice(np.flatnonzero(m)) for m in venv.action_masks()])
+            feed(h, [*venv.step(acts), venv.action_masks()])
+        feed(h, [venv.describe(), venv.teacher_step("heuristic")])
+    finally:
+        venv.close()
+    return h.hexdigest()[:16]
+
+
+#: Recorded with the bridge and BatchedEnv as they were before the throughput work (issue 15).
+BRIDGE_DIGESTS = {"wok_star": "e2bc0ed9904cea7b", "frying_master": "c38cfbf9e5a01524", "waroong_wars": "820dba5a28c0273c"}
+
+
+@pytest.mark.parametrize("game", sorted(BRIDGE_DIGESTS))
+def test_bridge_trajectories_are_those_recorded_before_the_throughput_work(game):
+    assert _bridge_trajectory_digest(game, 1) == BRIDGE_DIGESTS[game]
+    if game == "waroong_wars":  # and the same over two processes
+        assert _bridge_trajectory_digest(game, 2) == BRIDGE_DIGESTS[game]

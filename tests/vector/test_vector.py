@@ -153,3 +153,108 @@ def test_process_form_with_one_worker_runs_in_this_process():
         assert venv.workers == 1 and not venv._procs
         obs, masks, _ = venv.reset(seed=0)
         assert obs.shape[:2] == (3, 2) and masks.dtype == np.int8
+
+
+FAST_CASES = [("wok_star_v1", {"players": 2}), ("wok_star_v1", {"players": 4}), ("frying_master_v1", {"players": 2}),
+              ("frying_master_v1", {"players": 4}), ("waroong_wars_v1", {"players": 3}), ("waroong_wars_v1", {"players": 5})]
+
+
+def _assert_same_step(a, b):
+    for k in range(5):
+        np.testing.assert_array_equal(a[k], b[k])
+        assert a[k].dtype == b[k].dtype and a[k].shape == b[k].shape
+    for x, y in zip(a[5], b[5]):
+        assert sorted(x) == sorted(y)
+        assert dict(x["agents"]) == dict(y["agents"])
+        for key in ("final_observation", "final_action_mask", "episode_return"):
+            if key in x:
+                np.testing.assert_array_equal(x[key], y[key])
+        assert x.get("outcome") == y.get("outcome") and x.get("episode_length") == y.get("episode_length")
+
+
+@pytest.mark.parametrize("illegal", ["raise", "noop"])
+@pytest.mark.parametrize("env_id,kwargs", FAST_CASES)
+def test_fast_path_gives_exactly_the_reference_paths_arrays(env_id, kwargs, illegal):
+    """The engine-direct step (the default) against the per-game PettingZoo
+    step (``_step_reference``): every array, info and end-of-game entry, over
+    several seeds and auto-resets (short episodes), and the same games after."""
+    for seed, max_ticks in ((0, 9), (17, 23), (123, None)):
+        kw = {**kwargs, "illegal_action": illegal, **({"max_ticks": max_ticks} if max_ticks else {})}
+        fast, ref = BatchedEnv(env_id, 3, kw), BatchedEnv(env_id, 3, kw)
+        assert fast._fast
+        ref._fast = False
+        a, b = fast.reset(seed=seed), ref.reset(seed=seed)
+        rng = np.random.default_rng(seed)
+        ends = 0
+        for t in range(60 if max_ticks else 150):
+            for k in range(2):
+                np.testing.assert_array_equal(a[k], b[k])
+            np.testing.assert_array_equal(fast.alive, ref.alive)
+            acts = random_legal_actions(rng, a[1])
+            if illegal == "noop" and t % 5 == 0:
+                acts[0, 0] = np.flatnonzero(a[1][0, 0] == 0)[0] if (a[1][0, 0] == 0).any() else 0
+            a, b = fast.step(acts), ref.step(acts)
+            _assert_same_step(a, b)
+            ends += sum("final_observation" in x for x in a[5])
+        assert [e.snapshot() for e in fast.envs] == [e.snapshot() for e in ref.envs]
+        assert [e.last_step_details() for e in fast.envs] == [e.last_step_details() for e in ref.envs]
+        if max_ticks:
+            assert ends >= 3  # auto-reset exercised
+
+
+def test_fast_path_infos_read_like_the_envs_and_pickle():
+    import pickle
+
+    venv = BatchedEnv("frying_master_v1", 2, {"players": 2})
+    env = envs.get_env_module("frying_master_v1").parallel_env(players=2)
+    _, masks, _ = venv.reset(seed=3)
+    env.reset(seed=3)
+    acts = random_legal_actions(np.random.default_rng(0), masks)
+    infos = venv.step(acts)[5]
+    *_, ref = env.step({a: int(acts[0, p]) for p, a in enumerate(env.possible_agents)})
+    assert infos[0]["agents"] == ref and dict(infos[0]["agents"]) == ref
+    assert list(infos[0]["agents"]) == list(ref) and len(infos[0]["agents"]) == len(ref)
+    assert pickle.loads(pickle.dumps(infos[0]["agents"])) == ref
+
+
+def test_reference_path_serves_envs_the_fast_path_does_not():
+    verbose = BatchedEnv("wok_star_v1", 2, {"players": 2, "infos": "verbose"})
+    assert not verbose._fast
+    obs, masks, _ = verbose.reset(seed=0)
+    info = verbose.step(random_legal_actions(np.random.default_rng(0), masks))[5][0]["agents"]
+    assert "action_name" in info["chef_0"]
+
+
+@pytest.mark.parametrize("env_id,kwargs", [("wok_star_v1", {"players": 2}), ("waroong_wars_v1", {"players": 3})])
+def test_process_form_through_shared_memory_gives_every_output_of_the_in_process_form(env_id, kwargs):
+    kwargs = {**kwargs, "max_ticks": 8}
+    local = BatchedEnv(env_id, 7, kwargs)
+    with ProcessBatchedEnv(env_id, 7, workers=3, env_kwargs=kwargs) as remote:
+        a, b = local.reset(seed=2), remote.reset(seed=2)
+        rng = np.random.default_rng(5)
+        for _ in range(20):
+            for k in range(2):
+                np.testing.assert_array_equal(a[k], b[k])
+            np.testing.assert_array_equal(local.alive, remote.alive)
+            actions = random_legal_actions(rng, a[1])
+            a, b = local.step(actions), remote.step(actions)
+            _assert_same_step(a, b)
+            assert not np.shares_memory(b[0], remote._shared[0][0]) and not np.shares_memory(b[1], remote._shared[0][1])
+
+
+@pytest.mark.parametrize("num_games", [2, 12])  # the Python check of a few seats, the numpy check of many
+def test_an_illegal_action_anywhere_in_the_batch_is_refused_before_any_game_steps(num_games):
+    venv = BatchedEnv("frying_master_v1", num_games, {"players": 2})
+    _, masks, _ = venv.reset(seed=8)
+    before = [e.snapshot() for e in venv.envs]
+    acts = random_legal_actions(np.random.default_rng(0), masks)
+    last = num_games - 1
+    acts[last, 1] = np.flatnonzero(masks[last, 1] == 0)[0]
+    with pytest.raises(ValueError, match="chef_1"):
+        venv.step(acts)
+    acts[last, 1] = -1
+    with pytest.raises(ValueError, match="chef_1"):
+        venv.step(acts)
+    assert [e.snapshot() for e in venv.envs] == before
+    acts[last, 1] = 0 if masks[last, 1, 0] else np.flatnonzero(masks[last, 1])[0]
+    venv.step(acts)  # a legal batch steps
