@@ -268,7 +268,7 @@ def test_an_evaluation_worker_process_never_runs_a_payload(toy_checkpoint, toy_r
     ck = _copy(toy_checkpoint, tmp_path / "ck")
     plant_in_model_data(ck, marker)
     spec = EnvSpec.resolve("toy_v0", {"players": 2})
-    jobs = [(spec, f"checkpoint:{ck}", "random", [0, 1], True)]
+    jobs = [(spec, f"checkpoint:{ck}", "random", [0, 1], True, False)]  # ..., deterministic, record
     with mp.get_context("spawn").Pool(1) as pool:
         games = pool.map(_chunk_worker, jobs)[0]
         assert len(games) == 2 and not marker.exists()
