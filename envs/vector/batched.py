@@ -308,10 +308,7 @@ class BatchedEnv:
             (terminated if term else truncated)[i, seats] = True
         if any_reward:  # (adding rows of zeros would change nothing: returns are never -0.0)
             self._returns += rewards
-        self._clock += 1
-        for i, game_info in ended:
-            game_info.update(episode_return=self._returns[i].copy(), episode_length=self._clock - self._started_at[i])
-            self._reset_game(i, None)
+        self._end_step(ended)
         return rewards, terminated, truncated, infos
 
     def _step_reference(self, acts: np.ndarray):
@@ -349,11 +346,16 @@ class BatchedEnv:
         terminated = np.array(term_rows, dtype=bool)
         truncated = np.array(trunc_rows, dtype=bool)
         self._returns += rewards
+        self._end_step(ended)
+        return rewards, terminated, truncated, infos
+
+    def _end_step(self, ended) -> None:
+        """The step's clock tick, and each game that ended: its return and length in its info, then
+        auto-reset (both paths of :meth:`step`)."""
         self._clock += 1
         for i, game_info in ended:
             game_info.update(episode_return=self._returns[i].copy(), episode_length=self._clock - self._started_at[i])
             self._reset_game(i, None)
-        return rewards, terminated, truncated, infos
 
     def _check_legal(self, acts: np.ndarray) -> None:
         """With ``illegal_action="raise"``, refuse the whole batch before any
