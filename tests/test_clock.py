@@ -109,3 +109,32 @@ def test_the_plot_files_are_written(tmp_path, capsys):
     assert clock.main(["--game", "frying_master", "--seconds-per-tick", "1", "--players", "2", "--games", "1",
                        "--plot", str(one)]) == 0
     assert one.read_bytes()[:4] == b"\x89PNG"
+
+
+def _documented_clock_commands() -> list[str]:
+    out = []
+    for doc in ("README.md", "docs/wok_star.md", "docs/frying_master.md"):
+        for line in (ROOT / doc).read_text(encoding="utf-8").splitlines():
+            code = line.split("  #")[0].strip()
+            if code.startswith("python -m envs.clock "):
+                out.append(code)
+    return out
+
+
+def test_the_documented_clock_commands_run_as_written(tmp_path):
+    """Every ``python -m envs.clock`` line of the README and the game docs, as written, with only
+    the number of games made small and the plot written to a temporary file (not the docs' figure)."""
+    import shlex
+
+    commands = _documented_clock_commands()
+    assert len(commands) >= 4
+    for k, line in enumerate(commands):
+        words = shlex.split(line)[3:]
+        if "--plot" in words:
+            words[words.index("--plot") + 1] = str(tmp_path / f"plot{k}.png")
+        r = subprocess.run([sys.executable, "-m", "envs.clock", *words, "--games", "2"], cwd=ROOT,
+                           capture_output=True, text=True, timeout=300)
+        assert r.returncode == 0, f"{line}\n{r.stderr[-2000:]}"
+        assert "| s/tick |" in r.stdout, line
+        if "--plot" in words:
+            assert (tmp_path / f"plot{k}.png").stat().st_size > 0

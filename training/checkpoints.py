@@ -637,11 +637,11 @@ def pending_checkpoints(root: str | Path = "checkpoints") -> dict[str, str]:
     retrained after an env version change); never a shipped one too."""
     r = Path(root)
     path = r / MANIFEST_FILE
-    data = json.loads(path.read_text(encoding="utf-8"))
-    pending = data.get("pending", {})
+    shipped = read_manifest(r)  # a missing or malformed manifest is refused there, with what is allowed
+    pending = json.loads(path.read_text(encoding="utf-8")).get("pending", {})
     if not isinstance(pending, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in pending.items()):
-        raise CheckpointError(f"{path}: 'pending' must map '<game>/<name>' to a reason")
-    both = sorted(set(pending) & set(read_manifest(r)))
+        raise CheckpointError(f"{path}: 'pending' must map '<game>/<name>' to a reason (a string); got {pending!r:.200}")
+    both = sorted(set(pending) & set(shipped))
     if both:
         raise CheckpointError(f"{path}: {both} are both shipped and pending")
     return pending

@@ -278,12 +278,9 @@ def assign_others(agents: Sequence[str], seats: Sequence[str], others: Sequence[
         if others:
             raise ConfigError(f"--others: every seat is taken by a person ({list(seats)}); there is no other seat")
         return {}
-    if len(specs) == 1:
-        return {a: specs[0] for a in rest}
-    if len(specs) != len(rest):
-        raise ConfigError(f"--others: give one spec for all other seats or one per other seat in seat order "
-                          f"({len(rest)}: {rest}), got {len(specs)}")
-    return dict(zip(rest, specs))
+    from training.watch import assign_seats
+
+    return assign_seats(rest, specs, "--others: give one spec for all other seats or one per other seat in seat order")
 
 
 def _print(text: str) -> None:

@@ -16,13 +16,14 @@ from training.policies import make_policy, parse_spec
 CLEAR = "\x1b[2J\x1b[H"
 
 
-def assign_seats(agents: Sequence[str], specs: Sequence[str]) -> dict[str, str]:
-    """One spec for every seat: a single spec fills all seats; otherwise one per seat in order."""
+def assign_seats(agents: Sequence[str], specs: Sequence[str], what: str = "give one policy for all seats or one "
+                 "per seat") -> dict[str, str]:
+    """One spec for every seat: a single spec fills all seats; otherwise one per seat in order
+    (``what`` opens the error: the command's own words for it)."""
     if len(specs) == 1:
         return {a: specs[0] for a in agents}
     if len(specs) != len(agents):
-        raise ConfigError(f"give one policy for all seats or one per seat ({len(agents)}: {list(agents)}), "
-                         f"got {len(specs)}")
+        raise ConfigError(f"{what} ({len(agents)}: {list(agents)}), got {len(specs)}")
     return dict(zip(agents, specs))
 
 

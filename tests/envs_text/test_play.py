@@ -263,7 +263,8 @@ def test_play_save_games_writes_a_replay_that_reproduces_the_game(env_id, tmp_pa
     assert r.returncode == 0, r.stderr + r.stdout[-2000:]
     data = load(out, 1)
     assert data["seed"] == 2 and data["seats"][seat] == "human" and data["end"]["status"] == "terminated"
-    assert replay(data) is not None  # replaying checks every observation, reward and the outcome
+    result = replay(data)  # raises unless every observation, reward and the outcome come back the same
+    assert result.status == "terminated" and result.ticks == len(data["actions"]) > 0
     stopped = tmp_path / "stopped.jsonl"
     r = _run(["--env", env_id, "--seat", seat, "--seed", "2", "--save-games", str(stopped)], "0\n" * 3)
     assert r.returncode == 1

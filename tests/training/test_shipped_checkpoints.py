@@ -93,3 +93,23 @@ def test_a_users_interrupted_run_under_checkpoints_is_not_a_shipped_checkpoint(t
     (mine / "metadata.json").write_text(json.dumps(meta))
     assert shipped_checkpoints(root) == [root / name]
     verify_shipped(root, name)
+
+
+def test_the_manifests_pending_map_is_checked(tmp_path, toy_checkpoint, toy_registry):
+    """A ``pending`` entry must say why (a string) and never name a shipped checkpoint too."""
+    import shutil
+
+    from training.checkpoints import CheckpointError, write_manifest
+
+    root = tmp_path / "checkpoints"
+    shutil.copytree(toy_checkpoint, root / "toy" / "main")
+    write_manifest(root, ["toy/main"], {"toy/next": "retraining on toy_v1"})
+    assert pending_checkpoints(root) == {"toy/next": "retraining on toy_v1"}
+    data = json.loads((root / "MANIFEST.json").read_text())
+    for bad, match in (({"toy/next": 3}, "must map"), ({"toy/main": "why"}, "both shipped and pending")):
+        (root / "MANIFEST.json").write_text(json.dumps({**data, "pending": bad}))
+        with pytest.raises(CheckpointError, match=match):
+            pending_checkpoints(root)
+    (root / "MANIFEST.json").write_text("{not json")
+    with pytest.raises(CheckpointError, match="not valid JSON"):
+        pending_checkpoints(root)
