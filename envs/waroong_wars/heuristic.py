@@ -35,6 +35,48 @@ from envs.waroong_wars.rules.cooking import EMPTY
 from envs.waroong_wars.rules.variants import slots_for
 
 
+_ARRAY_FROM = 3  # menus from which the array form is faster than the reference's loops
+_TABLES_KEPT = 64  # set tables kept per policy (a display's tables serve a whole round)
+
+
+def _bits(k: int) -> np.ndarray:
+    """(2^k - 1, k) 0/1: row ``bits - 1`` marks the menus of set ``bits`` (the reference's order)."""
+    return (np.arange(1, 1 << k)[:, None] >> np.arange(k)) & 1
+
+
+class _SetsTable:
+    """The non-empty sets of a list of menus, in :meth:`HeuristicPolicy._best_set_reference`'s order
+    (row ``bits - 1`` for ``bits`` = 1 .. 2^k - 1): ``req`` (S, 5), ``size`` (S,), ``vp`` (S,) float64
+    with the pair bonus, ``sup_cap`` (S,) (2 x menus that could take a supplement), and ``bonus``, the
+    supplement bonuses met so far by (set, supplements held)."""
+
+    __slots__ = ("menus", "icons_of", "req", "size", "vp", "sup_cap", "bonus")
+
+    def __init__(self, cat, menus: list[int], own: list[int], pair: bool, jeng: bool):
+        dishes = [cat.menus[m].dish for m in menus]
+        n_sup = len(cat.supplements)
+        self.menus = list(menus)
+        self.icons_of = [d.icons or (tuple(range(n_sup)) if jeng else ()) for d in dishes]
+        bits = _bits(len(menus))
+        self.req = bits @ np.array([d.requires[:5] for d in dishes], dtype=np.int64).reshape(len(dishes), 5)
+        self.size = self.req.sum(axis=1)
+        self.vp = (bits @ np.array([d.vp for d in dishes], dtype=np.int64)).astype(np.float64)  # exact: small ints
+        if pair:
+            for j in range(len(bits)):
+                ds = own + [dishes[i].index for i in self.members(j)]
+                self.vp[j] += 5 * sum(ds.count(d) // 2 - own.count(d) // 2 for d in set(ds))
+        self.sup_cap = 2.0 * (bits @ np.array([1 if ic else 0 for ic in self.icons_of], dtype=np.int64))
+        self.bonus: dict = {}
+
+    def members(self, j: int) -> list[int]:
+        """The menus' positions in set row ``j``."""
+        bits = j + 1
+        return [i for i in range(len(self.menus)) if bits >> i & 1]
+
+    def chosen(self, j: int) -> list[int]:
+        return [self.menus[i] for i in self.members(j)]
+
+
 class HeuristicPolicy(Policy):
     name = "heuristic"
 
@@ -43,6 +85,7 @@ class HeuristicPolicy(Policy):
         self.tukang_kinds = [self.cat.tukang_for(c) for c in range(5)]
         self.kind = {k.ability: k.index for k in self.cat.customers}
         self._memory: dict[str, tuple[Any, list[int]]] = {}
+        self._tables: dict = {}
 
     def reset(self, seed: int | None = None) -> None:
         self._memory.clear()
@@ -86,7 +129,77 @@ class HeuristicPolicy(Policy):
 
     def _best_set(self, view: PublicView, menus: list[int], hand: list[int], tuk: list[int], go_boy: int,
                   picks_left: int | None) -> tuple[float, list[int]]:
-        """Best VP x coverage^2 over sets of ``menus`` (complete sets only when ``picks_left`` is None)."""
+        """Best VP x coverage^2 over sets of ``menus`` (complete sets only when
+        ``picks_left`` is None): :meth:`_best_set_reference`'s result, computed
+        for all sets at once from a table of the sets kept per display (the
+        same float64 operations, so the same value and the same first best set)."""
+        if len(menus) < _ARRAY_FROM:
+            return self._best_set_reference(view, menus, hand, tuk, go_boy, picks_left)
+        t = self._sets_table(view, menus)
+        have = np.add(hand[:5], tuk)
+        req = t.req
+        over = np.maximum(req - have, 0).sum(axis=1)
+        wild = np.minimum(go_boy, over)
+        missing = over - wild
+        if picks_left is None:
+            ok = missing == 0
+            cov = np.ones(len(ok))
+        else:
+            ok = missing <= picks_left
+            cov = (np.minimum(req, have).sum(axis=1) + wild) / t.size
+        if not ok.any():
+            return 0.0, []
+        if view.token_supply > 0:  # + 2 per menu that gets a matching supplement: at most 2 per menu with icons
+            low = np.where(ok, t.vp * cov * cov, -1.0)
+            high = np.where(ok, (t.vp + t.sup_cap) * cov * cov, -1.0)
+            floor = low.max()
+            cand = np.flatnonzero(high >= floor)  # the only sets that can be (or tie) the best
+            sups = tuple(hand[5:5 + len(self.cat.supplements)])
+            vals = [(t.vp[j] + self._supplement_bonus(t, int(j), sups)) * cov[j] * cov[j] for j in cand.tolist()]
+            k = max(range(len(vals)), key=vals.__getitem__)  # first of the maxima, as the reference's strict >
+            best, j = vals[k], int(cand[k])
+        else:
+            vals = np.where(ok, t.vp * cov * cov, -1.0)
+            j = int(vals.argmax())
+            best = vals[j]
+        if not best > 0.0:
+            return 0.0, []
+        return float(best), t.chosen(j)
+
+    def _sets_table(self, view: PublicView, menus: list[int]) -> "_SetsTable":
+        """Every non-empty set of ``menus`` (in the reference's bit order):
+        requirements, VP with pair bonuses, and the menus' supplement icons.
+        Kept per (menus, own pile, powers), which a round's picks share."""
+        pair = self._power(view, view.viewer) == PAIR_POWER
+        jeng = self._power(view, view.viewer) == PLAIN_MENU_SUPPLEMENT_POWER
+        own = tuple(self.cat.menus[m].dish.index for m in view.piles[view.viewer]) if pair else ()
+        key = (tuple(menus), own, pair, jeng)
+        table = self._tables.get(key)
+        if table is None:
+            if len(self._tables) >= _TABLES_KEPT:
+                self._tables.clear()
+            table = self._tables[key] = _SetsTable(self.cat, menus, list(own), pair, jeng)
+        return table
+
+    def _supplement_bonus(self, t: "_SetsTable", j: int, sups: tuple[int, ...]) -> int:
+        """+2 per chosen menu that gets a supplement, first matching icon first (the reference's greedy)."""
+        key = (j, sups)
+        bonus = t.bonus.get(key)
+        if bonus is None:
+            left = list(sups)
+            bonus = 0
+            for icons in (t.icons_of[i] for i in t.members(j)):
+                for s in icons:
+                    if left[s]:
+                        left[s] -= 1
+                        bonus += 2
+                        break
+            t.bonus[key] = bonus
+        return bonus
+
+    def _best_set_reference(self, view: PublicView, menus: list[int], hand: list[int], tuk: list[int], go_boy: int,
+                            picks_left: int | None) -> tuple[float, list[int]]:
+        """The readable definition of :meth:`_best_set` (every set in turn; tests hold the two equal)."""
         cat = self.cat
         best = 0.0
         best_set: list[int] = []

@@ -243,3 +243,29 @@ def test_render_tells_what_happened_in_the_last_step_without_hidden_cards():
     env.step({"player_0": 0, "player_1": 0, "player_2": a.end_turn})
     assert ("player_2 ends the turn; cleanup: every ingredient card is reshuffled; the First Cooking marker passes "
             "to player_1") in env.render()
+
+
+@pytest.mark.parametrize("opts", [dict(players=3), dict(players=4, character_mode=True),
+                                  dict(players=5, plain_mode=True, constraint_mode=True),
+                                  dict(players=3, character_mode=True, constraint_mode=True)],
+                         ids=["3p", "4p-characters", "5p-plain-constraint", "3p-characters-constraint"])
+def test_heuristic_best_set_equals_its_reference_in_seeded_games(opts, monkeypatch):
+    """The array form of ``_best_set`` (sets tables, supplement bonuses only for the sets that can win)
+    gives exactly the reference's value and set at every call of heuristic play."""
+    fast = waroong_wars_v1.HeuristicPolicy._best_set
+    calls = {"all": 0, "array": 0}
+
+    def checked(self, view, menus, hand, tuk, go_boy, picks_left):
+        got = fast(self, view, menus, hand, tuk, go_boy, picks_left)
+        want = self._best_set_reference(view, menus, list(hand), list(tuk), go_boy, picks_left)
+        assert got == want and type(got[0]) is float, (menus, hand, tuk, go_boy, picks_left, got, want)
+        calls["all"] += 1
+        calls["array"] += len(menus) >= 3
+        return got
+
+    monkeypatch.setattr(waroong_wars_v1.HeuristicPolicy, "_best_set", checked)
+    env = waroong_wars_v1.parallel_env(**opts)
+    for seed in range(2):
+        pol = waroong_wars_v1.HeuristicPolicy()
+        play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
+    assert calls["array"] > 200
