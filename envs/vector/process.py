@@ -138,6 +138,7 @@ class ProcessBatchedEnv:
         self._slices = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
         self.alive = np.zeros((self.num_games, self.num_seats), dtype=bool)
         self._masks = np.zeros((self.num_games, self.num_seats, self.n_actions), dtype=np.int8)
+        self._flat_rows = np.arange(self.num_games * self.num_seats)
         self._broken: WorkerError | None = None  # a worker died: only close() is left
         self._not_ready: str | None = "call reset() before step()"  # why step() refuses now
         try:
@@ -240,6 +241,13 @@ class ProcessBatchedEnv:
         if not np.issubdtype(acts.dtype, np.integer):
             raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
         n = self.n_actions
+        flat = acts.reshape(-1)
+        if flat.min() >= 0 and flat.max() < n:  # the common case: one gather, one reduction
+            if not self._raise_illegal:
+                return
+            legal = self._masks.reshape(-1, n)[self._flat_rows, flat]
+            if legal.all() or not ((legal == 0).reshape(acts.shape) & self.alive).any():
+                return
         out = (acts < 0) | (acts >= n)
         wrong = out if not self._raise_illegal else \
             out | (np.take_along_axis(self._masks, np.clip(acts, 0, n - 1)[..., None], -1)[..., 0] == 0)
