@@ -1,4 +1,4 @@
-"""``python -m training <command>``: train, evaluate, tournament, watch, bench, list, schema.
+"""``python -m training <command>``: train, evaluate, crossplay, tournament, watch, bench, list, schema.
 
 Policies are named by spec strings (``random``, ``heuristic``, ``noop``,
 ``checkpoint:checkpoints/<game>/<name>``; see ``training.policies``).
@@ -228,6 +228,31 @@ def cmd_evaluate(args) -> int:
                               log=lambda s: print(s, file=sys.stderr), sweep=bool(sweep))
     table = markdown_table(rows, extras)
     print(f"\n{args.games} seeded games per row (seeds {args.seed}..{args.seed + args.games - 1}), seats rotated; "
+          f"95% confidence intervals\n")
+    print(table)
+    _write_outputs(args, table, summary_json(rows))
+    return 0
+
+
+def cmd_crossplay(args) -> int:
+    from training.evaluation import crossplay_markdown, summary_json
+    from training.policies import make_policy
+    from training.trainer import run_evaluation
+
+    _check_outputs(args)
+    partners = list(args.partners or args.policies)
+    spec = _env_spec(args, list(args.policies) + partners)
+    if spec.kind != "cooperative":
+        raise KitchenArenaError(f"crossplay pairs chefs with partners in a cooperative game; {spec.env_id} is "
+                                f"{spec.kind}: use tournament for a competitive one")
+    for p in dict.fromkeys(list(args.policies) + partners):
+        make_policy(p, spec)  # every policy can play this env, before any game
+    plan = [(spec, p, q) for p in args.policies for q in partners]
+    with _saving_games(args):
+        rows = run_evaluation(plan, args.games, args.seed, args.workers, True, log=lambda s: print(s, file=sys.stderr))
+    table = crossplay_markdown(rows, args.policies, partners)
+    print(f"\n{spec.label()}: team win rate of each chef (line) with each partner in the other seats (column); "
+          f"{args.games} seeded games per cell (seeds {args.seed}..{args.seed + args.games - 1}), seats rotated; "
           f"95% confidence intervals\n")
     print(table)
     _write_outputs(args, table, summary_json(rows))
@@ -488,6 +513,19 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--markdown", help="write the table to this file")
     _save_games_arg(e)
     e.set_defaults(func=cmd_evaluate)
+
+    x = sub.add_parser("crossplay", help="cooperative cross-play matrix: each chef with each partner", epilog=EPILOG)
+    x.add_argument("policies", nargs="+", help="the chefs evaluated (one line each)")
+    x.add_argument("--partners", action="append", metavar="SPEC",
+                   help="who fills the other seats (one column each; repeatable; default: the same policies)")
+    _env_args(x)
+    x.add_argument("--games", type=_int_at_least(1), default=200, help="seeded games per cell (default 200)")
+    x.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
+    x.add_argument("--workers", type=_int_at_least(1, 64), default=2, help="processes playing games (default 2)")
+    x.add_argument("--json", help="write every cell's figures to this JSON file")
+    x.add_argument("--markdown", help="write the matrix to this file")
+    _save_games_arg(x)
+    x.set_defaults(func=cmd_crossplay)
 
     r = sub.add_parser("tournament", help="round robin among policies, with Elo-scale ratings", epilog=EPILOG)
     r.add_argument("policies", nargs="+", help="two or more policy specs")

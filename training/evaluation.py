@@ -382,3 +382,27 @@ def markdown_table(rows: Sequence[Row], extras: Sequence[str] | None = None) -> 
 
 def summary_json(rows: Sequence[Row]) -> dict:
     return {"rows": [r.to_json() for r in rows]}
+
+
+def crossplay_markdown(rows: Sequence[Row], policies: Sequence[str], partners: Sequence[str]) -> str:
+    """The cross-play matrix of a cooperative game: one line per policy (the chef evaluated), one
+    column per partner (who fills the other seats), each cell that team's win rate with its 95%
+    interval; ``rows`` are :func:`evaluate`'s rows of every (policy, partner) pair."""
+    cell = {(r.policy, r.others): r for r in rows}
+    labels = {p: parse_policy_label(p) for p in list(policies) + list(partners)}
+    head = "| chef \\ partner | " + " | ".join(labels[q] for q in partners) + " |"
+    lines = [head, "|---|" + "---|" * len(partners)]
+    for p in policies:
+        cells = []
+        for q in partners:
+            r = cell.get((labels[p], labels[q]))
+            cells.append("" if r is None else _pct(r.win_rate, r.win_ci))
+        lines.append(f"| {labels[p]} | " + " | ".join(cells) + " |")
+    return "\n".join(lines)
+
+
+def parse_policy_label(spec: str) -> str:
+    """The label a row carries for ``spec`` (as :func:`evaluate` writes it)."""
+    from training.policies import parse_spec
+
+    return parse_spec(spec).label

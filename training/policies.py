@@ -5,6 +5,7 @@ spec                               policy
 =================================  ==============================================================
 ``random``                         uniformly random legal action (``RandomLegalPolicy``)
 ``heuristic``                      the game's scripted ``HeuristicPolicy`` (``envs.<id>``)
+``heuristic?style=NAME``           the same with one of the game's styles (Wok Star: ``HeuristicPolicy.styles``)
 ``noop``                           always ``noop`` (index 0): a player who does nothing
 ``checkpoint:DIR``                 a trained checkpoint (greedy: most likely legal action)
 ``checkpoint:DIR?deterministic=false``  the same, sampling from its masked distribution
@@ -46,7 +47,7 @@ from training.envspec import EnvSpec
 from training.obs import SeatEncoder
 
 BASELINES = ("random", "heuristic", "noop")
-SPEC_HELP = ("random | heuristic | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
+SPEC_HELP = ("random | heuristic[?style=NAME] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N]")
 
 
@@ -63,6 +64,8 @@ class PolicySpec:
     def label(self) -> str:
         if self.kind == "text":
             return f"text:{self.path}"
+        if self.kind == "heuristic" and self.options.get("style", "default") != "default":
+            return f"heuristic?style={self.options['style']}"
         if self.kind != "checkpoint":
             return self.kind
         p = Path(self.path)
@@ -80,6 +83,8 @@ def parse_spec(text: str) -> PolicySpec:
         return PolicySpec(s, text=s)
     if s.startswith("text:"):
         return _parse_text_spec(text, s)
+    if s.startswith("heuristic?"):
+        return _parse_heuristic_spec(text, s)
     if s.startswith("checkpoint:"):
         body = s[len("checkpoint:"):]
     elif os.path.isfile(os.path.join(s.split("?")[0], "metadata.json")):
@@ -121,6 +126,18 @@ def _parse_text_spec(text: str, s: str) -> PolicySpec:
             raise ConfigError(f"policy spec {text!r}: retries={v!r}; allowed: an integer 0..{MAX_RETRIES}")
         options[k] = int(v)
     return PolicySpec("text", target, options, text=s)
+
+
+def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
+    """``heuristic?style=NAME`` (the style is checked against the game's when the policy is made)."""
+    options: dict[str, str] = {}
+    for k, v in parse_qsl(s[len("heuristic?"):], keep_blank_values=True):
+        if k != "style":
+            raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: style")
+        if not v:
+            raise ConfigError(f"policy spec {text!r}: style is empty; allowed: a style name, e.g. heuristic?style=soloist")
+        options[k] = v
+    return PolicySpec("heuristic", options=options, text=s)
 
 
 def spec_checker(text: str) -> str | None:
@@ -225,7 +242,12 @@ def make_policy(spec: str | PolicySpec, env_spec: EnvSpec, seed: int | None = No
         cls = getattr(env_spec.module(), "HeuristicPolicy", None)
         if cls is None:
             raise ConfigError(f"{env_spec.env_id} has no HeuristicPolicy; use random or a checkpoint")
-        pol = cls()
+        style = ps.options.get("style")
+        styles = getattr(cls, "styles", ("default",))
+        if style is not None and style not in styles:
+            raise ConfigError(f"policy spec {ps.text!r}: {env_spec.env_id}'s heuristic has no style {style!r}; "
+                              f"allowed: {', '.join(styles)}")
+        pol = cls(style=style) if style is not None and hasattr(cls, "styles") else cls()
         if seed is not None:
             pol.reset(seed)
         return pol

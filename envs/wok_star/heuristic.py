@@ -34,6 +34,21 @@ dice): the offer with the most income per ingredient (ingredients in play
 count half), for the chef with the largest pool below 5 and under 2 recipes;
 else upgrade the most-demanded card ($6); else buy Hustle ($2); else advertise
 (up to ``ADVERTISE`` Coupons) if the deck ran out; otherwise pass.
+
+Styles (``HeuristicPolicy(style=...)``, spec ``heuristic?style=NAME``): the
+same rules with other settings, a population of partners that divide the work,
+keep the tempo and spend differently (:data:`STYLES`; issue 16's cross-play):
+
+* ``default``: the settings above;
+* ``stockpiler``: stocks 3 rows of every card before idling and keeps 2 Hustle
+  tokens in reserve (slow, deep preparation);
+* ``just_in_time``: stocks 1 row only, so its dice stay free for the dish at
+  the counter (tempo);
+* ``soloist``: never takes dice or moves Fortune cubes from other chefs (each
+  chef works their own cards: a division of labour with no help);
+* ``big_spender``: buys a recipe whenever one is affordable, spends every
+  Hustle token on rotations and advertises up to 5 Coupons;
+* ``miser``: never buys recipes or advertises; only upgrades and Hustle.
 """
 
 from __future__ import annotations
@@ -55,11 +70,36 @@ HUSTLE_RESERVE = 1
 CUSTOMERS_PER_DIE = 1.0
 CHARACTER_PREFERENCE = ("lily", "uncle", "grandpa", "auntie", "mama", "chris")
 
+#: name -> settings of each style (see the module doc); ``default`` is the constants above.
+STYLES: dict[str, dict[str, Any]] = {
+    "default": {"stock": STOCK, "advertise": ADVERTISE, "hustle_reserve": HUSTLE_RESERVE, "helps": True,
+                "recipes": "when_short", "advertises": True},
+    "stockpiler": {"stock": 3, "advertise": ADVERTISE, "hustle_reserve": 2, "helps": True,
+                   "recipes": "when_short", "advertises": True},
+    "just_in_time": {"stock": 1, "advertise": ADVERTISE, "hustle_reserve": HUSTLE_RESERVE, "helps": True,
+                     "recipes": "when_short", "advertises": True},
+    "soloist": {"stock": STOCK, "advertise": ADVERTISE, "hustle_reserve": HUSTLE_RESERVE, "helps": False,
+                "recipes": "when_short", "advertises": True},
+    "big_spender": {"stock": STOCK, "advertise": 5, "hustle_reserve": 0, "helps": True,
+                    "recipes": "always", "advertises": True},
+    "miser": {"stock": STOCK, "advertise": 0, "hustle_reserve": HUSTLE_RESERVE, "helps": True,
+              "recipes": "never", "advertises": False},
+}
+
 
 class HeuristicPolicy(Policy):
     name = "heuristic"
+    styles = tuple(STYLES)
 
-    def __init__(self) -> None:
+    def __init__(self, style: str = "default") -> None:
+        if style not in STYLES:
+            raise ValueError(f"unknown Wok Star heuristic style {style!r}; allowed: {', '.join(STYLES)}")
+        self.style = style
+        st = STYLES[style]
+        self.stock, self.advertise_up_to, self.hustle_reserve = st["stock"], st["advertise"], st["hustle_reserve"]
+        self.helps, self.recipes, self.advertises = st["helps"], st["recipes"], st["advertises"]
+        if style != "default":
+            self.name = f"heuristic?style={style}"
         self.data = load_data()
         self._table = None
         self._n = None
@@ -163,7 +203,7 @@ class HeuristicPolicy(Policy):
 
     def _take_for(self, t, me: int, mask) -> int:
         """Take a die from the chef with the most unused dice (not the current dish's missing-ingredient holders)."""
-        if t["cubes"][me] < 1:
+        if t["cubes"][me] < 1 or not self.helps:
             return -1
         n = t["n"]
         best_a, best_key = -1, None
@@ -184,7 +224,7 @@ class HeuristicPolicy(Policy):
 
     def _cubes_to_me(self, t, me: int, mask) -> int:
         """Spend a Hustle token to bring Fortune cubes from the richest chef(s)."""
-        if t["hustle"] < 1:
+        if t["hustle"] < 1 or not self.helps:
             return -1
         n = t["n"]
         rich = sorted(((t["cubes"][(me + r) % n], r) for r in range(1, n)), reverse=True)
@@ -287,7 +327,7 @@ class HeuristicPolicy(Policy):
             if h != me or dem[i] <= 0:
                 continue
             level = t["ing_level"][i]
-            if level >= STOCK and phase == "open":
+            if level >= self.stock and phase == "open":
                 continue
             if level >= t["track_top"]:
                 continue
@@ -297,7 +337,7 @@ class HeuristicPolicy(Policy):
             key = (level == 0, dem[i] / (level + 1), amount)
             if best_key is None or key > best_key:
                 best_a, best_key, best_i, best_amount = a, key, i, amount
-        if best_a >= 0 and t["hustle"] > HUSTLE_RESERVE:
+        if best_a >= 0 and t["hustle"] > self.hustle_reserve:
             rot = self._rotate_for(t, me, mask, best_i, best_amount)
             if rot >= 0:
                 return rot
@@ -305,11 +345,11 @@ class HeuristicPolicy(Policy):
 
     def _wants(self, t, s: int, dem) -> bool:
         """Does chef ``s`` hold a card in demand below the stock level?"""
-        return any(h == s and dem[i] > 0 and t["ing_level"][i] < STOCK for i, h in enumerate(t["ing_holder"]))
+        return any(h == s and dem[i] > 0 and t["ing_level"][i] < self.stock for i, h in enumerate(t["ing_holder"]))
 
     def _borrow_for_stock(self, t, me: int, mask) -> int:
         """Short of dice for a low card of mine: take a die from a chef who has nothing to prepare."""
-        if t["cubes"][me] < 1 or self._unused(t, me) >= 2:
+        if t["cubes"][me] < 1 or self._unused(t, me) >= 2 or not self.helps:
             return -1
         dem = self._demand(t)
         if not any(h == me and dem[i] > 0 and t["ing_level"][i] <= 1 for i, h in enumerate(t["ing_holder"])):
@@ -409,6 +449,8 @@ class HeuristicPolicy(Policy):
         dem = self._demand(t)
         regulars = sum(3 for h in holders if h >= 0)
         short_of_customers = "served out" in t["close_reason"] or regulars < CUSTOMERS_PER_DIE * sum(t["pool"])
+        if self.recipes != "when_short":
+            short_of_customers = self.recipes == "always"
         # 1. a recipe when customers (not dice) may run short: most income per ingredient,
         #    ingredients already in play counting half
         best_a, best_key = -1, None
@@ -438,6 +480,6 @@ class HeuristicPolicy(Policy):
             return a
         # 4. advertise only when the Regular deck ran out yesterday (more customers can then be served)
         a = self._idx("advertise")
-        if mask[a] and "served out" in t["close_reason"] and t["coupons_in_deck"] < ADVERTISE:
+        if mask[a] and self.advertises and "served out" in t["close_reason"] and t["coupons_in_deck"] < self.advertise_up_to:
             return a
         return NOOP
