@@ -101,3 +101,15 @@ def test_crossplay_cells_are_the_evaluate_rows_of_each_pair(env_id, tmp_path, ca
 def test_crossplay_refuses_a_competitive_game(env_id, capsys):
     rc, text = _run(["crossplay", "heuristic", "random", "--env", env_id, "--games", "2", "--workers", "1"], capsys)
     assert rc == 2 and "cooperative" in text and "tournament" in text
+
+
+def test_the_documented_crossplay_commands_parse_and_name_valid_policies():
+    from tests.training.test_boundaries import _documented_commands
+    from training.cli import build_parser
+
+    commands = _documented_commands("crossplay")
+    assert commands, "docs/training.md shows a crossplay command"
+    for argv in commands:
+        args = build_parser().parse_args(["crossplay", *argv])
+        for spec in list(args.policies) + list(args.partners or []):
+            parse_spec(spec)
