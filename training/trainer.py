@@ -221,6 +221,34 @@ def _ppo_kwargs(cfg: dict) -> tuple[dict, dict]:
     return kwargs, policy_kwargs
 
 
+def reproduce_commands(cfg: dict, plan: RunPlan, ckpt_dir: Path) -> list[str]:
+    """The commands that reproduce a run's checkpoint and each row of its evaluation table
+    (:func:`evaluation_plan`): the training command, then ``evaluate`` for the checkpoint and
+    for the baselines, with the config's games, seed and sweep."""
+    import shlex
+
+    ev = cfg["evaluation"]
+    cooperative = plan.cooperative
+    common = ["--games", str(ev["games"]), "--seed", str(ev["seed"])]
+    for k, values in (ev["sweep"] or {}).items():
+        common += ["--sweep", f"{k}={','.join(str(v) for v in values)}"]
+    if not ev["deterministic"]:
+        common.append("--sample")
+    flag = "--partners" if cooperative else "--against"
+    mine = ["python", "-m", "training", "evaluate", f"checkpoint:{ckpt_dir}"] + (["--team"] if cooperative else [])
+    for o in ev["against"]:
+        mine += [flag, o]
+    out = [command_line(cfg, "--set", "name=retrained"), " ".join(shlex.quote(w) for w in mine + common)]
+    if ev["baselines"]:
+        env = ["--env", plan.env_spec.env_id]
+        for k, v in plan.env_spec.options.items():
+            env += ["--env-set", f"{k}={v}"]
+        pairs = [(b, ["--team"]) for b in ("heuristic", "random")] if cooperative else [("heuristic", ["--against", "random"])]
+        for b, rest in pairs:
+            out.append(" ".join(shlex.quote(w) for w in ["python", "-m", "training", "evaluate", b, *env, *rest] + common))
+    return out
+
+
 def evaluation_plan(cfg: dict, env_spec: EnvSpec, policy: str) -> list[tuple[EnvSpec, str, str | None]]:
     """The rows of the end-of-training table: per swept env config, the trained
     policy (as a whole team if cooperative) with/against each ``against`` spec,
@@ -458,9 +486,11 @@ def evaluate_run(cfg: dict, plan: RunPlan, ckpt_dir: Path, result: TrainResult, 
     rows = run_evaluation(evaluation_plan(cfg, plan.env_spec, f"checkpoint:{ckpt_dir}"), ev["games"], ev["seed"],
                           ev["workers"], ev["deterministic"], log, sweep=bool(ev["sweep"]))
     table = markdown_table(rows, ev["extras"])
+    commands = "\n".join(reproduce_commands(cfg, plan, ckpt_dir))
     (ckpt_dir / "evaluation.md").write_text(
         f"# Evaluation of {ckpt_dir}\n\n{ev['games']} seeded games per row (seeds {ev['seed']}..), "
-        f"seats rotated; 95% confidence intervals.\n\n{table}\n", encoding="utf-8")
+        f"seats rotated; 95% confidence intervals.\n\n{table}\n\nReproduce (training, then each row):\n\n"
+        f"```bash\n{commands}\n```\n", encoding="utf-8")
     summary = summary_json(rows)
     (ckpt_dir / "evaluation.json").write_text(json.dumps(summary, indent=2) + "\n", encoding="utf-8")
     result.metadata = ck.update_metadata(ckpt_dir, evaluation=summary)

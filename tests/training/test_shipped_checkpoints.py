@@ -113,3 +113,23 @@ def test_the_manifests_pending_map_is_checked(tmp_path, toy_checkpoint, toy_regi
     (root / "MANIFEST.json").write_text("{not json")
     with pytest.raises(CheckpointError, match="not valid JSON"):
         pending_checkpoints(root)
+
+
+@pytest.mark.parametrize("directory", SHIPPED, ids=[f"{p.parent.name}/{p.name}" for p in SHIPPED])
+def test_shipped_evaluation_md_says_how_to_reproduce_it(directory):
+    """Each shipped evaluation.md ends with the commands that reproduce the checkpoint and its table
+    (the training config that exists, evaluate commands that parse and use the table's games and seed)."""
+    import shlex
+
+    from training.cli import build_parser
+
+    text = (directory / "evaluation.md").read_text()
+    block = text.split("Reproduce (training, then each row):", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [shlex.split(line) for line in block.strip().splitlines()]
+    train = build_parser().parse_args(commands[0][3:])
+    assert (ROOT / train.config).is_file()
+    summary = json.loads((directory / "evaluation.json").read_text())["rows"]
+    for words in commands[1:]:
+        args = build_parser().parse_args(words[3:])
+        assert args.games == summary[0]["games"] and str(args.seed) in text
+    assert commands[1][4] == f"checkpoint:checkpoints/{directory.parent.name}/{directory.name}"

@@ -144,3 +144,28 @@ def test_quick_config_trains_reloads_and_evaluates(path, tmp_path):
     row = evaluate(spec, f"checkpoint:{res.checkpoint_dir}", "random" if spec.kind == "competitive" else None,
                    games=3, seed=7)
     assert row.games == 3 and 0.0 <= row.win_rate <= 1.0
+
+
+@pytest.mark.parametrize("fixture", ["toy_checkpoint", "coop_checkpoint"])
+def test_evaluation_md_gives_the_commands_that_reproduce_every_row(fixture, request, toy_registry, tmp_path, capsys):
+    """The Reproduce block of evaluation.md: the training command, then evaluate commands whose
+    rows, in order, are exactly the table's (issue 16: every figure with the command and seed)."""
+    import shlex
+
+    from training.cli import main
+
+    ck = Path(request.getfixturevalue(fixture))
+    text = (ck / "evaluation.md").read_text()
+    block = text.split("Reproduce (training, then each row):", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    commands = [shlex.split(line) for line in block.strip().splitlines()]
+    assert commands[0][:4] == ["python", "-m", "training", "train"] and "name=retrained" in commands[0]
+    want = json.loads((ck / "evaluation.json").read_text())["rows"]
+    got = []
+    for i, words in enumerate(commands[1:]):
+        assert words[:4] == ["python", "-m", "training", "evaluate"]
+        out = tmp_path / f"row{i}.json"
+        assert main(words[3:] + ["--workers", "1", "--json", str(out)]) == 0
+        got += json.loads(out.read_text())["rows"]
+    capsys.readouterr()
+    assert [(r["policy"], r["lineup"], r["games"]) for r in got] == [(r["policy"], r["lineup"], r["games"]) for r in want]
+    assert [r["win_rate"] for r in got] == [r["win_rate"] for r in want]
