@@ -222,30 +222,33 @@ def _ppo_kwargs(cfg: dict) -> tuple[dict, dict]:
 
 
 def reproduce_commands(cfg: dict, plan: RunPlan, ckpt_dir: Path) -> list[str]:
-    """The commands that reproduce a run's checkpoint and each row of its evaluation table
-    (:func:`evaluation_plan`): the training command, then ``evaluate`` for the checkpoint and
-    for the baselines, with the config's games, seed and sweep."""
+    """The commands that reproduce a run's checkpoint and every row of its evaluation table: the
+    training command, then one ``evaluate`` per policy of :func:`evaluation_plan` (its line-ups in
+    the table's order; the config's games, seed and sweep; the checkpoint on its own env, the
+    baselines on the run's env)."""
     import shlex
 
     ev = cfg["evaluation"]
-    cooperative = plan.cooperative
+    policy = f"checkpoint:{ckpt_dir}"
+    lineups: dict[str, list[str | None]] = {}
+    for _, pol, others in evaluation_plan(cfg, plan.env_spec, policy):
+        seen = lineups.setdefault(pol, [])
+        if others not in seen:
+            seen.append(others)
     common = ["--games", str(ev["games"]), "--seed", str(ev["seed"])]
     for k, values in (ev["sweep"] or {}).items():
         common += ["--sweep", f"{k}={','.join(str(v) for v in values)}"]
     if not ev["deterministic"]:
         common.append("--sample")
-    flag = "--partners" if cooperative else "--against"
-    mine = ["python", "-m", "training", "evaluate", f"checkpoint:{ckpt_dir}"] + (["--team"] if cooperative else [])
-    for o in ev["against"]:
-        mine += [flag, o]
-    out = [command_line(cfg, "--set", "name=retrained"), " ".join(shlex.quote(w) for w in mine + common)]
-    if ev["baselines"]:
-        env = ["--env", plan.env_spec.env_id]
-        for k, v in plan.env_spec.options.items():
-            env += ["--env-set", f"{k}={v}"]
-        pairs = [(b, ["--team"]) for b in ("heuristic", "random")] if cooperative else [("heuristic", ["--against", "random"])]
-        for b, rest in pairs:
-            out.append(" ".join(shlex.quote(w) for w in ["python", "-m", "training", "evaluate", b, *env, *rest] + common))
+    env = ["--env", plan.env_spec.env_id] + [w for k, v in plan.env_spec.options.items() for w in ("--env-set", f"{k}={v}")]
+    flag = "--partners" if plan.cooperative else "--against"
+    out = [command_line(cfg, "--set", "name=retrained")]
+    for pol, others in lineups.items():
+        words = ["python", "-m", "training", "evaluate", pol] + ([] if pol == policy else env)
+        if None in others:
+            words.append("--team")  # (before the line-ups, as evaluate orders its rows)
+        words += [w for o in others if o is not None for w in (flag, o)]
+        out.append(" ".join(shlex.quote(w) for w in words + common))
     return out
 
 
