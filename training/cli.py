@@ -476,6 +476,17 @@ def _save_games_arg(p: argparse.ArgumentParser) -> None:
                         "or one JSON-lines file; docs/replays.md")
 
 
+def _games_args(p, per: str, json_help: str, markdown_help: str) -> None:
+    """The env, games, seed, workers and output options of a command that plays seeded games."""
+    _env_args(p)
+    p.add_argument("--games", type=_int_at_least(1), default=200, help=f"seeded games per {per} (default 200)")
+    p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
+    p.add_argument("--workers", type=_int_at_least(1, 64), default=2, help="processes playing games (default 2)")
+    p.add_argument("--json", help=json_help)
+    p.add_argument("--markdown", help=markdown_help)
+    _save_games_arg(p)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m training", description=__doc__.split("\n\n")[0], epilog=EPILOG)
     sub = p.add_subparsers(dest="command", required=True)
@@ -518,24 +529,13 @@ def build_parser() -> argparse.ArgumentParser:
     x.add_argument("policies", nargs="+", help="the chefs evaluated (one line each)")
     x.add_argument("--partners", action="append", metavar="SPEC",
                    help="who fills the other seats (one column each; repeatable; default: the same policies)")
-    _env_args(x)
-    x.add_argument("--games", type=_int_at_least(1), default=200, help="seeded games per cell (default 200)")
-    x.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
-    x.add_argument("--workers", type=_int_at_least(1, 64), default=2, help="processes playing games (default 2)")
-    x.add_argument("--json", help="write every cell's figures to this JSON file")
-    x.add_argument("--markdown", help="write the matrix to this file")
-    _save_games_arg(x)
+    _games_args(x, "cell", json_help="write every cell's figures to this JSON file", markdown_help="write the matrix to this file")
     x.set_defaults(func=cmd_crossplay)
 
     r = sub.add_parser("tournament", help="round robin among policies, with Elo-scale ratings", epilog=EPILOG)
     r.add_argument("policies", nargs="+", help="two or more policy specs")
-    _env_args(r)
-    r.add_argument("--games", type=_int_at_least(1), default=200, help="seeded games per pairing (default 200)")
-    r.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
-    r.add_argument("--workers", type=_int_at_least(1, 64), default=2, help="processes playing games (default 2)")
-    r.add_argument("--json", help="write ratings and pairwise scores to this JSON file")
-    r.add_argument("--markdown", help="write the tables to this file")
-    _save_games_arg(r)
+    _games_args(r, "pairing", json_help="write ratings and pairwise scores to this JSON file",
+                markdown_help="write the tables to this file")
     r.set_defaults(func=cmd_tournament)
 
     w = sub.add_parser("watch", help="render a seeded game played by chosen policies", epilog=EPILOG)

@@ -10,22 +10,13 @@ import pytest
 
 import envs
 from envs.core.errors import ConfigError
-from training.cli import main
+from tests.training.test_checkpoint_safety import _run
 from training.envspec import EnvSpec
 from training.evaluation import evaluate
 from training.policies import make_policy, parse_spec
 
 COOPERATIVE = [e for e in envs.ENV_IDS if EnvSpec.resolve(e).kind == "cooperative"]
 COMPETITIVE = [e for e in envs.ENV_IDS if EnvSpec.resolve(e).kind != "cooperative"]
-
-
-def _run(args, capsys) -> tuple[int, str]:
-    try:
-        rc = main(args)
-    except SystemExit as e:  # argparse
-        rc = e.code
-    out = capsys.readouterr()
-    return rc, out.out + out.err
 
 
 def _styles(env_id: str) -> tuple[str, ...]:
