@@ -177,3 +177,14 @@ def test_bad_values_are_refused_naming_the_option():
         env.encoder.encode_view(public.build(env.engine, 0))
     with pytest.raises(ValueError, match="one count per ingredient type"):
         env.encoder.encode_view(public.build(env.engine, 0), (0, 1))
+
+
+def test_the_docs_row_and_slices_are_the_layouts():
+    from pathlib import Path
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "waroong_wars.md").read_text()
+    row = waroong_wars_v1.parallel_env(players=4, own_picks=True).encoder.layout.markdown().splitlines()[-1]
+    assert "`own_picks`" in row and row in doc
+    for p in (3, 5):
+        s = waroong_wars_v1.parallel_env(players=p, own_picks=True).encoder.layout.slices["own_picks"]
+        assert f"{p} players: slice {s.start}-{s.stop - 1}" in " ".join(doc.split())
