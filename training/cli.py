@@ -489,7 +489,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="train a policy from a YAML config (default: the embedded Wok Star run)",
                        epilog="config keys: `python -m training schema`; docs/training.md")
-    t.add_argument("--config", help="YAML config (default: the embedded default, a small Wok Star run)")
+    t.add_argument("--config", help="YAML config (default: the embedded default, a small Frying Master run from scratch)")
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config key, e.g. training.total_timesteps=20000 (repeatable)")
     t.add_argument("--resume", action="store_true", help="continue the run's checkpoint up to total_timesteps")
