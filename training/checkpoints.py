@@ -397,8 +397,11 @@ def check_env(meta: dict, env_spec: EnvSpec, where: str = "", strict: bool = Fal
         hard.append(f"policy input size {meta['observation']['policy_shape']} vs {have['observation']['policy_shape']}")
     if int(meta["action_space"]["n"]) != have["action_space"]["n"]:
         hard.append(f"number of actions {meta['action_space']['n']} vs {have['action_space']['n']}")
-    trained = meta.get("env_config") or {}
     now = have["env_config"]
+    # An option the env gained after the checkpoint was trained played at its default then (new
+    # options default to the old behaviour, e.g. Waroong Wars' own_picks): not a difference.
+    defaults = env_spec.raw_cls().config_spec().defaults()
+    trained = {**{k: defaults[k] for k in now if k in defaults}, **(meta.get("env_config") or {})}
     diff = sorted(k for k in set(trained) | set(now) if trained.get(k) != now.get(k) and k != "illegal_action")
     diff_text = ", ".join(f"{k}={trained.get(k)!r} (trained) vs {now.get(k)!r}" for k in diff)
     if hard:

@@ -75,6 +75,7 @@ def _env_spec(args, policy_specs: list[str] | None = None):
 
     options = _kv(args.env_set, "--env-set")
     if args.env:
+        options = {**_observation_options(args.env, policy_specs, options), **options}
         return _named("--env/--env-set", lambda: EnvSpec.resolve(args.env, options))
     for s in policy_specs or []:
         ps = parse_spec(s)
@@ -85,6 +86,37 @@ def _env_spec(args, policy_specs: list[str] | None = None):
                           lambda: EnvSpec.resolve(meta["env_id"], {**trained.options, **options}))
     raise KitchenArenaError(f"--env is required (no checkpoint among the policies to take it from); "
                             f"present envs: {envs.available_env_ids()}")
+
+
+def _observation_options(env_id: str, policy_specs: list[str] | None, given: dict) -> dict:
+    """The observation-only options (the env class's ``observation_options``, e.g. Waroong Wars'
+    ``own_picks``) that the checkpoints among ``policy_specs`` were trained with on ``env_id``, where
+    --env-set does not give them: a policy trained with one is played with it."""
+    from training.checkpoints import read_metadata
+    from training.policies import parse_spec
+
+    if env_id not in envs.available_env_ids():
+        return {}  # EnvSpec.resolve names the problem
+    names = getattr(envs.get_env_module(env_id).raw_env, "observation_options", ())
+    out: dict = {}
+    source: dict[str, str] = {}
+    for s in policy_specs or []:
+        ps = parse_spec(s)
+        if ps.kind != "checkpoint":
+            continue
+        meta = read_metadata(ps.path)
+        trained = meta.get("env_config") or {}
+        if meta.get("env_id") != env_id:
+            continue
+        for k in names:
+            if k in given or k not in trained:
+                continue
+            if k in out and out[k] != trained[k]:
+                raise KitchenArenaError(
+                    f"{source[k]} was trained with {k}={out[k]!r} and {s} with {k}={trained[k]!r}: one table cannot "
+                    f"observe both ways; play them in separate commands, or choose with --env-set {k}=...")
+            out[k], source[k] = trained[k], s
+    return out
 
 
 def _named(source: str, build):
@@ -493,7 +525,7 @@ def build_parser() -> argparse.ArgumentParser:
 
     t = sub.add_parser("train", help="train a policy from a YAML config (default: the embedded Wok Star run)",
                        epilog="config keys: `python -m training schema`; docs/training.md")
-    t.add_argument("--config", help="YAML config (default: the embedded default, a small Wok Star run)")
+    t.add_argument("--config", help="YAML config (default: the embedded default, a small Frying Master run from scratch)")
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="override a config key, e.g. training.total_timesteps=20000 (repeatable)")
     t.add_argument("--resume", action="store_true", help="continue the run's checkpoint up to total_timesteps")

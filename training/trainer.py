@@ -255,7 +255,9 @@ def reproduce_commands(cfg: dict, plan: RunPlan, ckpt_dir: Path) -> list[str]:
 def evaluation_plan(cfg: dict, env_spec: EnvSpec, policy: str) -> list[tuple[EnvSpec, str, str | None]]:
     """The rows of the end-of-training table: per swept env config, the trained
     policy (as a whole team if cooperative) with/against each ``against`` spec,
-    then the baselines for reference."""
+    then the baselines for reference (cooperative: the heuristic and random
+    teams; competitive: random against each ``against`` spec, then the
+    heuristic against random)."""
     ev = cfg["evaluation"]
     cooperative = env_spec.kind == "cooperative"
     combos = sweep_combinations(ev["sweep"]) or [{}]
@@ -269,7 +271,8 @@ def evaluation_plan(cfg: dict, env_spec: EnvSpec, policy: str) -> list[tuple[Env
                 rows += [(spec, b, None) for b in ("heuristic", "random")]
         else:
             rows += [(spec, policy, o) for o in ev["against"]]
-            if ev["baselines"]:
+            if ev["baselines"]:  # random against the same opponents: where learning from scratch starts
+                rows += [(spec, "random", o) for o in ev["against"]]
                 rows.append((spec, "heuristic", "random"))
     return rows
 

@@ -92,6 +92,9 @@ class TickParallelEnv(ParallelEnv):
     game_options: ClassVar[ConfigSpec]
     realtime: ClassVar[bool] = True
     default_max_ticks: ClassVar[int] = 10_000
+    #: Options that change only the observation, not the game (a checkpoint trained with one is played
+    #: with it: ``python -m training`` evaluate/watch/tournament take them from the checkpoint).
+    observation_options: ClassVar[tuple[str, ...]] = ()
 
     # ------------------------------------------------------------------ construction
     @classmethod
@@ -123,7 +126,7 @@ class TickParallelEnv(ParallelEnv):
         self.seconds_per_tick = float(self.config.get("seconds_per_tick", 1.0))
         self.possible_agents = list(self.engine_cls.agent_ids(self.engine_config))
         self.agents: list[str] = []
-        self.encoder = self.encoder_cls(self.engine_config)
+        self.encoder = self.make_encoder()
         self.action_table = self.engine_cls.action_table(self.engine_config)
         obs_space = spaces.Dict(
             {
@@ -165,6 +168,11 @@ class TickParallelEnv(ParallelEnv):
         """The truncation limit when neither ``max_ticks`` nor ``max_cycles`` is given (games
         override it with their configuration's documented bound)."""
         return self.default_max_ticks
+
+    def make_encoder(self) -> Encoder:
+        """The observation encoder of this env (by default ``encoder_cls`` of the engine config; a game
+        with observation-only options overrides this to pass them)."""
+        return self.encoder_cls(self.engine_config)
 
     def observation_space(self, agent: str) -> spaces.Dict:
         return self._obs_spaces[agent]

@@ -12,7 +12,12 @@ policy can play every seat.
 The observation is a snapshot of what is on the table now: during Shopping
 (without No-Memory Chef) the player's own picks are face down and not in it,
 so a policy that wants to use them must remember them (recurrent policy or
-frame stacking); only the current pack is visible.
+frame stacking); only the current pack is visible. The opt-in env option
+``own_picks=True`` is that memory, written for the agent: a last field
+``own_picks`` holds the cards of each type the player has picked so far this
+round (:func:`own_picks`: its own past actions, nothing it did not choose
+itself; zeros outside Shopping). It is an observation extension, not a
+rule: off by default, v1's observation is unchanged.
 """
 
 from __future__ import annotations
@@ -84,9 +89,28 @@ def _turn_fields(cat: Catalog, n: int, who: str, relative: bool = True) -> list[
     ]
 
 
+def own_picks(eng, seat: int) -> tuple[int, ...]:
+    """The ingredient cards of each type ``seat`` has picked so far in this round's Shopping phase:
+    the player's own past draft actions, which the player may remember although the picks lie face
+    down (rulebook, Shopping phase, step 2 and the NOTE). Zeros outside Shopping (the hand is shown then).
+
+    During Shopping the seat's hand holds exactly those picks: every round starts with empty hands
+    (Cleanup shuffles every ingredient card back; ``rules.shopping.start_round``) and until the
+    Shopping phase ends only the seat's own picks add to it (the sixth, forced card is taken as the
+    phase ends; Cak Londho's extra card, Mbok Bakul and thefts come after). So the hand is read, and
+    ``tests/waroong_wars/test_own_picks.py`` holds it equal to the picks replayed from the actions."""
+    if eng.phase != "draft":
+        return (0,) * eng.cat.n_types
+    return tuple(eng.hands[seat])
+
+
 class WaroongEncoder(Encoder):
     def __init__(self, config: Mapping[str, Any]):
         super().__init__(config)
+        own = config.get("own_picks", False)
+        if not isinstance(own, bool):
+            raise ValueError(f"waroong_wars_v1: own_picks={own!r}; allowed: True or False")
+        self.own_picks = own
         cat = self.cat = load_catalog()
         n = self.n = int(config["players"])
         nt, nk, nc = cat.n_types, len(cat.customers), len(cat.categories)
@@ -144,6 +168,9 @@ class WaroongEncoder(Encoder):
             Field("pending_attacker", (n,), 0, 1, "who played it (relative seats)"),
             Field("pending_target", (n,), 0, 1, "who must answer (relative seats)"),
             Field("pending_extra", (n,), 0, 1, "Bu Prasojo deciding on an extra customer card (relative seats)"),
+            *([Field("own_picks", (nt,), 0, deal,
+                     "option own_picks only: cards of each ingredient type I have picked so far in this round's "
+                     "Shopping (my own face-down picks, remembered); zeros outside Shopping")] if own else []),
         ])
         self.state_layout = ObservationLayout([
             Field("phase", (3,), 0, 1, "one-hot: Shopping, Cooking, over"),
@@ -214,14 +241,21 @@ class WaroongEncoder(Encoder):
         return self.fast.observe(engine, engine.seat_of[agent])
 
     def reference_observe(self, engine, agent: str) -> np.ndarray:
-        """The observation by its readable definition: :meth:`encode_view` of the agent's :class:`PublicView`."""
-        return self.encode_view(public.build(engine, engine.seat_of[agent]))
+        """The observation by its readable definition: :meth:`encode_view` of the agent's :class:`PublicView`
+        (and, with ``own_picks``, of the agent's :func:`own_picks`)."""
+        seat = engine.seat_of[agent]
+        return self.encode_view(public.build(engine, seat), own_picks(engine, seat) if self.own_picks else None)
 
-    def encode_view(self, v: public.PublicView) -> np.ndarray:
-        """The observation vector of a :class:`PublicView` (nothing else is read).
+    def encode_view(self, v: public.PublicView, picks: tuple[int, ...] | None = None) -> np.ndarray:
+        """The observation vector of a :class:`PublicView` (nothing else is read) and, with the
+        ``own_picks`` option (only then), the viewer's own picks this round (:func:`own_picks`).
 
         This is the definition of the observation; :class:`ObservationBuilder` computes the same
         bytes faster from the engine and a test holds the two equal."""
+        if (picks is not None) != self.own_picks:
+            raise ValueError(f"encode_view: own_picks is {'on' if self.own_picks else 'off'} in this encoder, so "
+                             f"picks must be {'the viewer own_picks() counts' if self.own_picks else 'None'}; "
+                             f"got {picks!r}")
         buf = self.layout.zeros()
         s = self._o
         n = self.n
@@ -265,6 +299,11 @@ class WaroongEncoder(Encoder):
         buf[s["customer_deck"]] = v.customer_deck_size
         buf[s["customer_discard"]] = v.customer_discard
         self._pending(buf, s, v.pending, rel)
+        if picks is not None:
+            if len(picks) != self.cat.n_types:
+                raise ValueError(f"encode_view: picks has {len(picks)} entries; allowed: one count per ingredient "
+                                 f"type ({self.cat.n_types})")
+            buf[s["own_picks"]] = picks
         return buf
 
     def _turn_events(self, buf: np.ndarray, s: dict, cooked, supplements, exchanges, thefts) -> None:

@@ -27,6 +27,10 @@ times faster than numpy's float conversion of a list); a state holding a value
 outside 0..255 (a negative score: Preman) takes numpy's float conversion
 instead. Both give the same float32 values.
 
+With the ``own_picks`` option the own block also holds ``own_picks`` (the
+seat's picks this round: :func:`envs.waroong_wars.encoding.own_picks`, its
+hand during Shopping, zeros after).
+
 No leak: the index of seat ``v`` reads only public entries and ``v``'s own
 block and score (``tests/waroong_wars/test_fast_observation.py`` checks this
 structurally, checks the fast path equals ``encode_view`` at every step of
@@ -79,6 +83,11 @@ def _width(slices: dict[str, slice], name: str) -> int:
     return s.stop - s.start
 
 
+def own_fields(slices: dict[str, slice]) -> tuple[str, ...]:
+    """The fields of a seat's own block in this layout (``own_picks`` last, when the option is on)."""
+    return OWN_FIELDS + (("own_picks",) if "own_picks" in slices else ())
+
+
 def source_offsets(slices: dict[str, slice], n: int) -> tuple[dict[str, int], int, dict[str, int], int]:
     """Where each observation field starts in the source vector.
 
@@ -92,7 +101,7 @@ def source_offsets(slices: dict[str, slice], n: int) -> tuple[dict[str, int], in
         public[name] = pos
         pos += _width(slices, name)
     own_start, own_offsets, own_width = pos, {}, 0
-    for name in OWN_FIELDS:
+    for name in own_fields(slices):
         own_offsets[name] = own_width
         own_width += _width(slices, name)
     pos += n * own_width
@@ -141,7 +150,7 @@ def _small_bytes(block: np.ndarray) -> bytes:
 class ObservationBuilder:
     """Builds :class:`WaroongEncoder` observations from the engine (see the module docstring)."""
 
-    __slots__ = ("enc", "n", "size", "perms", "no_memory", "zeros", "zeros_n", "hot", "phase_hot", "no_pending",
+    __slots__ = ("enc", "n", "size", "perms", "no_memory", "own_picks", "zeros", "zeros_n", "hot", "phase_hot", "no_pending",
                  "variants", "cook_own", "must", "visible", "_display_cache", "_pile_cache",
                  "customer_vp", "_held_cache", "menu_field_bytes", "cookable_bytes",
                  "menu_dish", "n_dishes", "char_hot", "no_turn_events")
@@ -153,6 +162,7 @@ class ObservationBuilder:
         self.size = enc.layout.size
         self.perms = gather_indices(s, self.size, n)
         self.no_memory = bool(enc._variants[0])
+        self.own_picks = enc.own_picks
         nt = enc.cat.n_types
         # Constant pieces of the source, as bytes (one byte per entry).
         self.zeros = bytes(nt)
@@ -190,7 +200,7 @@ class ObservationBuilder:
             cache = eng.obs_cache = (self, eng.tick, eng.state_version, self.source(eng))
         src = cache[3]
         if src is None:  # a state with values outside 0..255: the readable definition
-            return self.enc.encode_view(public.build(eng, seat))
+            return self.enc.reference_observe(eng, eng.agents[seat])
         return src[self.perms[seat]]
 
     # ------------------------------------------------------------------ once per state
@@ -230,13 +240,18 @@ class ObservationBuilder:
         ]
         if drafting:  # the pack in front of each seat; its picks only with No-Memory Chef
             must, visible, picked, packs = self.must, self.visible, eng.picked, eng.packs
+            own = self.own_picks  # the seat's own picks this round: its hand during Shopping (encoding.own_picks)
             for seat in range(n):
                 parts += (must[not picked[seat]], bytes(packs[seat]), visible,
                           bytes(hands[seat]) if self.no_memory else self.zeros, held[seat][2])
+                if own:
+                    parts.append(bytes(hands[seat]))
         else:
-            cook_own = self.cook_own
+            cook_own, own = self.cook_own, self.own_picks
             for seat in range(n):
                 parts += (cook_own, bytes(hands[seat]), held[seat][2])
+                if own:
+                    parts.append(self.zeros)
         parts += (self.variants, self.display_bytes(eng.display, eng.constraint), pile_raw)
         scores = [s + h[1] for s, h in zip(public_scores, held)]  # == scoring.score
         return b"".join(parts), scores

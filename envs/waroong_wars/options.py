@@ -40,6 +40,11 @@ GAME_OPTIONS = ConfigSpec(
         Option("vp_shaping", 0.0,
                "reward shaping: each step every agent also receives this factor times the change of its own current "
                "score (VP); 0 = pure final-ranking reward", kind="float", low=0.0, high=1.0),
+        Option("own_picks", False,
+               "observation extension (not a rule; off by default): append own_picks, the ingredient cards of each "
+               "type this player has picked so far in this round's Shopping phase (its own past actions, which a "
+               "player may remember though the picks lie face down; zeros outside Shopping, where the hand is "
+               "shown); a policy trained with it must be played with it", kind="bool"),
         Option("render_viewer", "all",
                "whose hidden cards the text rendering shows: 'all' (spectator), 'none' (public information only) "
                "or 'player_i' (exactly what that player sees)", choices=VIEWERS),
@@ -48,6 +53,11 @@ GAME_OPTIONS = ConfigSpec(
 
 #: Options that only change the rendering, not the rules (kept out of the engine's config).
 RENDER_ONLY = ("render_viewer",)
+#: Options that only change the observation, not the rules (kept out of the engine's config: the
+#: encoder gets them, see ``WaroongWarsEnv.make_encoder``).
+OBSERVATION_ONLY = ("own_picks",)
+#: Every option the rules engine does not see (its config, and so its snapshots, leave them out).
+NOT_RULES = RENDER_ONLY + OBSERVATION_ONLY
 
 
 def check_variants(config: Mapping[str, Any]) -> None:
@@ -82,6 +92,6 @@ def engine_config(**overrides: Any) -> dict[str, Any]:
     """A complete rules-engine config: the defaults with ``overrides`` (validated)."""
     resolved = dict(GAME_OPTIONS.resolve(overrides))
     check_variants(resolved)
-    for key in RENDER_ONLY:
+    for key in NOT_RULES:
         resolved.pop(key)
     return resolved

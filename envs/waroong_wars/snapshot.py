@@ -66,7 +66,7 @@ from typing import TYPE_CHECKING, Any, Mapping
 from envs.core.errors import ConfigError, SnapshotError
 from envs.core.snapshot import Checker
 from envs.waroong_wars.cards import load_catalog
-from envs.waroong_wars.options import GAME_OPTIONS, RENDER_ONLY
+from envs.waroong_wars.options import GAME_OPTIONS, NOT_RULES
 from envs.waroong_wars.rules.characters import BIG_MENU_CUSTOMER_POWER, EXTRA_INGREDIENT_POWER
 from envs.waroong_wars.rules.cooking import EMPTY
 from envs.waroong_wars.rules.end_of_game import DECK_END, LIMIT_END
@@ -82,7 +82,7 @@ STATE_KEYS = (
 )
 PHASES = ("draft", "cook", "over")
 THEFTS = ("maling", "perayu")
-CONFIG_KEYS = tuple(k for k in GAME_OPTIONS.names() if k not in RENDER_ONLY)
+CONFIG_KEYS = tuple(k for k in GAME_OPTIONS.names() if k not in NOT_RULES)
 _CONFIG_KEYSET = frozenset(CONFIG_KEYS)
 _SWITCHES = ("no_memory_chef", "plain_mode", "character_mode", "constraint_mode")
 _PLAYERS = GAME_OPTIONS.options["players"].choices

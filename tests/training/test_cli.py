@@ -143,12 +143,12 @@ def test_default_train_in_a_fresh_process_resolves_or_names_the_missing_env(tmp_
     r = subprocess.run([sys.executable, "-m", "training", "train", "--dry-run",
                         "--set", f"output.checkpoints={tmp_path / 'ck'}", "--set", f"output.runs={tmp_path / 'runs'}"],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
-    if "wok_star_v1" in envs.available_env_ids():
+    if "frying_master_v1" in envs.available_env_ids():
         assert r.returncode == 0, r.stderr
-        assert "wok_star_v1[players=2" in r.stdout
+        assert "frying_master_v1[players=2" in r.stdout
     else:
         assert r.returncode == 2
-        assert "error:" in r.stderr and "'wok_star_v1' is registered but not present" in r.stderr
+        assert "error:" in r.stderr and "'frying_master_v1' is registered but not present" in r.stderr
 
 
 def test_stats_known_values():

@@ -112,20 +112,35 @@ def test_missing_file_and_non_mapping_yaml(tmp_path):
         load_config(p)
 
 
-def test_embedded_default_is_a_small_two_player_wok_star_run():
+def test_embedded_default_is_a_small_two_player_frying_master_run_from_scratch():
+    """What the header of training/data/default.yaml says: Frying Master, 2 chefs, PPO from scratch (no
+    warm start), one learner seat against random, heuristic and pool seats, both cores, evaluated against
+    random and heuristic opponents with the baselines (random against the same opponents: the start)."""
     cfg = load_config()
-    assert cfg["env"]["id"] == "wok_star_v1"
+    assert cfg["env"]["id"] == "frying_master_v1"
     assert cfg["env"]["options"]["players"] == 2
+    assert cfg["pretrain"]["steps"] == 0
+    assert cfg["seats"]["learners"] == 1 and set(cfg["seats"]["others"]) == {"random", "heuristic", "pool"}
     assert cfg["training"]["workers"] == 2
+    assert cfg["evaluation"]["against"] == ["random", "heuristic"] and cfg["evaluation"]["baselines"]
+    header = (ROOT / "training" / "data" / "default.yaml").read_text().split("\nname:")[0]
+    for said in ("Frying Master", "2 chefs", "PPO from scratch", "50% random, 25% the heuristic, 25% a frozen"):
+        assert said in " ".join(header.replace("#", " ").split()), said
+    o = cfg["seats"]["others"]
+    assert (o["random"], o["heuristic"], o["pool"]) == (0.5, 0.25, 0.25)
 
 
 def test_embedded_default_resolves_or_names_the_missing_env():
     cfg = load_config()
-    if "wok_star_v1" in envs.available_env_ids():
+    if "frying_master_v1" in envs.available_env_ids():
         plan = plan_run(cfg)
-        assert plan.cooperative and plan.learners == 2
+        assert not plan.cooperative and plan.learners == 1
+        from training.trainer import evaluation_plan
+        rows = [(pol, others) for _, pol, others in evaluation_plan(cfg, plan.env_spec, "trained")]
+        assert rows == [("trained", "random"), ("trained", "heuristic"), ("random", "random"),
+                        ("random", "heuristic"), ("heuristic", "random")]
     else:
-        with pytest.raises(EnvUnavailableError, match="'wok_star_v1' is registered but not present"):
+        with pytest.raises(EnvUnavailableError, match="'frying_master_v1' is registered but not present"):
             plan_run(cfg)
 
 
