@@ -52,7 +52,7 @@ from training.obs import SeatEncoder
 BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
-             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0][&seed=N]")
+             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score][&seed=N]")
 #: the planner spec's options (docs/search.md)
 PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "horizon", "seed")
 
@@ -167,9 +167,12 @@ def _planner_option(text: str, k: str, v: str):
         if not 0 < ms <= 600_000:  # nan fails too
             raise ConfigError(f"policy spec {text!r}: ms={v!r}; allowed: a number of milliseconds in (0, 600000]")
         return ms
+    if k == "horizon" and v == "score":
+        return v
     low, high = {"sims": (1, 10 ** 7), "samples": (1, 10 ** 5), "horizon": (0, 10 ** 7), "seed": (0, 2 ** 63 - 1)}[k]
     if not v.isdigit() or not low <= int(v) <= high:
-        raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: an integer {low}..{high}")
+        extra = " or score" if k == "horizon" else ""
+        raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: an integer {low}..{high}{extra}")
     return int(v)
 
 

@@ -21,7 +21,11 @@ Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
    income); competitive, the seat's own (a win, shared by the winners, plus its rank by
    score among the players; at a ``horizon`` cut, the rank only).
 
-The decision is the most simulated arm (ties: higher mean, then lower index). A seat with
+Every arm's ``m``-th simulation plays the same world ``m`` (determinisation ``m mod samples``
+and one generator seed): common random numbers, so that arms differ by their action, not by
+luck. The decision is the rollout policy's own choice unless another arm beats it on the worlds both
+played by more than ``CONFIDENCE_Z`` standard errors of the paired differences (a policy
+improvement step that noise alone rarely triggers). A seat with
 one legal action plays it without search. With a simulation budget (``sims``) a decision
 depends only on the seed, the public information and the seat's own past actions; a time
 budget (``ms``) stops on the clock. Pure Python and numpy: no PettingZoo here.
@@ -44,6 +48,8 @@ from envs.core.seeding import make_rng
 Determinizer = Callable[[GameEngine, str, np.random.Generator, Sequence[int]], GameEngine]
 #: UCB1's exploration constant for values in about [0, 1]
 EXPLORATION = 0.7
+#: how many standard errors a paired gain over the rollout policy's own choice must exceed
+CONFIDENCE_Z = 1.0
 #: a rollout that has not ended after this many ticks is valued where it stands
 ROLLOUT_TICK_CAP = 20_000
 
@@ -51,19 +57,22 @@ ROLLOUT_TICK_CAP = 20_000
 @dataclass(frozen=True)
 class SearchBudget:
     """Per searched decision: a time budget (``ms``) or a simulation budget (``sims``), never both;
-    ``samples`` determinisations; ``horizon`` ticks per rollout (0: to the end of the game)."""
+    ``samples`` determinisations; ``horizon``: how far a rollout runs: ``0`` to the end of the
+    game, ``N`` at most N ticks, ``"score"`` until a player's score changes (Frying Master: the
+    round's Gold Spatulas; Waroong Wars: a menu cooked; Wok Star: a customer served)."""
 
     ms: float | None = 100.0
     sims: int | None = None
     samples: int = 16
-    horizon: int = 0
+    horizon: int | str = 0
 
     def __post_init__(self) -> None:
         if (self.ms is None) == (self.sims is None):
             raise ValueError(f"a search budget is ms or sims, exactly one (got ms={self.ms!r}, sims={self.sims!r})")
         if self.ms is not None and not (isinstance(self.ms, (int, float)) and self.ms > 0):
             raise ValueError(f"ms must be a number > 0, got {self.ms!r}")
-        for name, low in (("sims", 1), ("samples", 1), ("horizon", 0)):
+        names = (("sims", 1), ("samples", 1)) + (() if self.horizon == "score" else (("horizon", 0),))
+        for name, low in names:
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < low):
                 raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
@@ -146,27 +155,48 @@ class Planner:
         arms = self._arm_order(engine, agent, [int(a) for a in legal])
         n = np.zeros(len(arms))
         w = np.zeros(len(arms))
-        samples: list[GameEngine] = []
+        vals: list[list[float]] = [[] for _ in arms]
+        worlds: list[tuple[GameEngine, int]] = []
         i = 0
         while True:
             if b.sims is not None and i >= b.sims:
                 break
             if deadline is not None and i > 0 and self.clock() >= deadline:
                 break
-            k = i % b.samples
-            if k == len(samples):
-                samples.append(self.determinize(engine, agent, self.rng, tuple(own_actions)))
             j = self._select(n, w, i)
-            v = self._simulate(samples[k], agent, arms[j])
+            m = int(n[j])  # this arm's m-th visit plays world m, as every arm's does (common random numbers)
+            while m >= len(worlds):
+                k = len(worlds) % b.samples
+                sample = self.determinize(engine, agent, self.rng, tuple(own_actions)) if k == len(worlds) \
+                    else worlds[k][0]
+                worlds.append((sample, int(self.rng.integers(2 ** 63))))
+            v = self._simulate(*worlds[m], agent, arms[j])
             n[j] += 1
             w[j] += v
+            vals[j].append(v)
             i += 1
         self.stats["searched"] += 1
         self.stats["simulations"] += i
         self.stats["seconds"] += self.clock() - start
-        means = np.divide(w, n, out=np.full(len(arms), -1.0), where=n > 0)
-        best = max(range(len(arms)), key=lambda j: (n[j], means[j], -arms[j]))
-        return arms[best]
+        return arms[self._choose(vals)]
+
+    @staticmethod
+    def _choose(vals: list[list[float]]) -> int:
+        """The arm to play: the rollout policy's own choice (arm 0) unless another arm beats it on
+        the worlds both played by more than ``CONFIDENCE_Z`` standard errors of the paired
+        differences (the largest such gain wins; ties: the earlier arm)."""
+        best, gain = 0, 0.0
+        base = np.asarray(vals[0])
+        for j in range(1, len(vals)):
+            k = min(len(base), len(vals[j]))
+            if k < 2:
+                continue
+            d = np.asarray(vals[j][:k]) - base[:k]
+            mean = float(d.mean())
+            se = float(d.std(ddof=1)) / math.sqrt(k)
+            if mean > CONFIDENCE_Z * se and mean > gain + 1e-12:
+                best, gain = j, mean
+        return best
 
     def _arm_order(self, engine: GameEngine, agent: str, legal: list[int]) -> list[int]:
         """The rollout policy's own choice (public information only), then ``noop``, then the rest
@@ -187,18 +217,25 @@ class Planner:
         ucb = w[:active] / n[:active] + EXPLORATION * np.sqrt(log_n / n[:active])
         return int(np.argmax(ucb))
 
-    def _simulate(self, sample: GameEngine, agent: str, action: int) -> float:
+    def _simulate(self, sample: GameEngine, seed: int, agent: str, action: int) -> float:
         sim = sample.clone()
-        sim.rng = make_rng(int(self.rng.integers(2 ** 63)))  # the future chance events of this simulation
+        sim.rng = make_rng(seed)  # the future chance events of this world
         act = self.rollout.act
         joint = {a: (action if a == agent else act(sim, a)) for a in sim.live_agents()}
         sim.step(joint)
         horizon = self.budget.horizon
         stop = sim.tick + ROLLOUT_TICK_CAP
-        if horizon:
+        if isinstance(horizon, int) and horizon:
             stop = min(stop, sim.tick + horizon)
         if self.max_ticks is not None:
             stop = min(stop, self.max_ticks)
+        if horizon == "score":
+            before = sample.outcome()["scores"]
+            while not sim.done and sim.tick < stop:
+                out = sim.outcome()
+                if out["scores"] != before:
+                    return self.value(out, agent, False)
+                sim.step({a: act(sim, a) for a in sim.live_agents()})
         while not sim.done and sim.tick < stop:
             sim.step({a: act(sim, a) for a in sim.live_agents()})
         return self.value(sim.outcome(), agent, sim.done)
@@ -212,11 +249,18 @@ class Planner:
         mine = float(scores[agent])
         others = [float(v) for a, v in scores.items() if a != agent]
         rank = (sum(mine > o for o in others) + 0.5 * sum(mine == o for o in others)) / max(1, len(others))
+        # The finer score: the last round's points where the outcome reports rounds (Frying Master),
+        # else the game's score; as a margin over the best other player, in -1..1.
+        rounds = outcome.get("round_totals")
+        fine = rounds[-1] if rounds else scores
+        f_mine = float(fine[agent])
+        f_best = max(float(v) for a, v in fine.items() if a != agent) if len(fine) > 1 else 0.0
+        margin = (f_mine - f_best) / (abs(f_mine) + abs(f_best) + 1.0)
         if not done:
-            return rank
+            return 0.8 * rank + 0.2 * (margin + 1.0) / 2.0
         winners = outcome["winners"]
         win = 1.0 / len(winners) if agent in winners else 0.0
-        return 0.8 * win + 0.2 * rank
+        return 0.7 * win + 0.2 * rank + 0.1 * (margin + 1.0) / 2.0
 
 
 class PlannerPolicy(Policy):
