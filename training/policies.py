@@ -141,7 +141,11 @@ def _parse_planner_spec(text: str, s: str) -> PolicySpec:
     if "?" in s and not query:
         raise ConfigError(f"policy spec {text!r}: nothing after '?'; allowed options: {', '.join(PLANNER_OPTIONS)}")
     options: dict = {}
-    for k, v in parse_qsl(query, keep_blank_values=True, strict_parsing=bool(query)):
+    for field_ in query.split("&") if query else []:
+        if "=" not in field_:
+            raise ConfigError(f"policy spec {text!r}: {field_!r} is not KEY=VALUE; allowed options: "
+                              f"{', '.join(PLANNER_OPTIONS)}")
+    for k, v in parse_qsl(query, keep_blank_values=True):
         if k not in PLANNER_OPTIONS:
             raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: {', '.join(PLANNER_OPTIONS)}")
         if k in options:
