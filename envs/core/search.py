@@ -126,7 +126,7 @@ class Planner:
 
     def __init__(self, determinize: Determinizer, rollout: Rollout, budget: SearchBudget, *,
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
-                 clock: Callable[[], float] = time.perf_counter):
+                 clock: Callable[[], float] = time.process_time):
         self.determinize = determinize
         self.rollout = rollout
         self.budget = budget

@@ -21,11 +21,11 @@ ROLLOUTS = (("heuristic, to the end", "rollout=heuristic"), ("heuristic, horizon
 
 
 def _rate(fn, seconds: float) -> float:
-    n, start = 0, time.perf_counter()
+    n, start = 0, time.process_time()
     while True:
         fn()
         n += 1
-        dt = time.perf_counter() - start
+        dt = time.process_time() - start
         if dt >= seconds:
             return n / dt
 
@@ -48,9 +48,9 @@ def measure(env_id: str, seconds: float = 1.0, sims: int = 16) -> dict:
             for a in deciders(s):
                 if len(s.legal_actions(a)) < 2:
                     continue
-                t = time.perf_counter()
+                t = time.process_time()
                 pl.decide(s, a)
-                spent += time.perf_counter() - t
+                spent += time.process_time() - t
                 total += sims
         row[f"sims/s ({label})"] = total / spent if spent else float("nan")
     return row

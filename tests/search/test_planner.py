@@ -4,6 +4,10 @@ the selection rules, and one evaluation through the CLI."""
 
 from __future__ import annotations
 
+import re
+import shlex
+from pathlib import Path
+
 import numpy as np
 import pytest
 
@@ -16,6 +20,7 @@ from training.envspec import EnvSpec
 from training.evaluation import evaluate
 from training.policies import make_policy
 
+ROOT = Path(__file__).resolve().parents[2]
 SHORT = "planner?sims=8&samples=4&horizon=15"
 PER_COUNT = [(e, kw) for e in envs.ENV_IDS for kw in one_config_per_player_count(e)]
 
@@ -159,8 +164,12 @@ def test_a_time_budget_stops_on_the_clock():
     assert 2 <= planner.stats["simulations"] <= 5
 
 
-def test_evaluate_cli_runs_a_planner_seat(capsys):
-    rc = main(["evaluate", "planner?sims=4&samples=2&horizon=10", "--env", "frying_master_v1", "--against",
-               "heuristic", "--games", "2", "--workers", "1"])
+def test_the_docs_short_evaluate_runs_as_written_with_a_planner_seat(capsys):
+    text = (ROOT / "docs" / "search.md").read_text(encoding="utf-8")
+    block = re.search(r"<!-- search-example -->\s*```bash\n(.*?)```", text, re.S).group(1).strip()
+    words = shlex.split(block)
+    assert words[:3] == ["python", "-m", "training"]
+    rc = main(words[3:])
     assert rc == 0
-    assert "| planner?sims=4&samples=2&horizon=10 | vs heuristic | 2 |" in capsys.readouterr().out
+    spec = words[4]
+    assert spec.startswith("planner?") and f"| {spec} | vs heuristic | 2 |" in capsys.readouterr().out
