@@ -49,7 +49,7 @@ Determinizer = Callable[[GameEngine, str, np.random.Generator, Sequence[int]], G
 #: UCB1's exploration constant for values in about [0, 1]
 EXPLORATION = 0.7
 #: how many standard errors a paired gain over the rollout policy's own choice must exceed
-CONFIDENCE_Z = 1.0
+CONFIDENCE_Z = 1.5
 #: a rollout that has not ended after this many ticks is valued where it stands
 ROLLOUT_TICK_CAP = 20_000
 
