@@ -104,35 +104,13 @@ def scramble(env_id: str, eng, viewer: str, seed: int):
     else:
         v = out.seat_of[viewer]
         others = [s for s in range(out.n) if s != v]
-        # Swap ingredient cards between an opponent's hand and the deck, and between two opponents.
+        # Swap a card between each opponent's hand (and pack, while Shopping) and the deck.
         for s in others:
-            hand = out.hands[s]
-            held = [t for t, k in enumerate(hand) if k]
-            if held and out.ingredient_deck:
-                t = held[int(rng.integers(len(held)))]
-                k = int(rng.integers(len(out.ingredient_deck)))
-                hand[t] -= 1
-                hand[out.ingredient_deck[k]] += 1
-                out.ingredient_deck[k] = t
-            if out.phase == "draft" and out.ingredient_deck:  # and between its pack and the deck
-                pack = out.packs[s]
-                there = [t for t, k in enumerate(pack) if k]
-                if there:
-                    t = there[int(rng.integers(len(there)))]
-                    k = int(rng.integers(len(out.ingredient_deck)))
-                    pack[t] -= 1
-                    pack[out.ingredient_deck[k]] += 1
-                    out.ingredient_deck[k] = t
+            _swap_with_deck(out.hands[s], out.ingredient_deck, rng)
+            if out.phase == "draft":
+                _swap_with_deck(out.packs[s], out.ingredient_deck, rng)
+            _swap_with_deck(out.customers[s], out.customer_deck, rng)
         out.ingredient_deck = [out.ingredient_deck[i] for i in rng.permutation(len(out.ingredient_deck))]
-        for s in others:
-            cust = out.customers[s]
-            held = [t for t, k in enumerate(cust) if k]
-            if held and out.customer_deck:
-                t = held[int(rng.integers(len(held)))]
-                k = int(rng.integers(len(out.customer_deck)))
-                cust[t] -= 1
-                cust[out.customer_deck[k]] += 1
-                out.customer_deck[k] = t
         out.customer_deck = [out.customer_deck[i] for i in rng.permutation(len(out.customer_deck))]
         out.menu_deck = [out.menu_deck[i] for i in rng.permutation(len(out.menu_deck))]
     out.rng = make_rng(seed + 1)
@@ -140,6 +118,17 @@ def scramble(env_id: str, eng, viewer: str, seed: int):
         out.touch()
     out.invalidate_masks()
     return out
+
+
+def _swap_with_deck(counts: list[int], deck: list[int], rng) -> None:
+    """One card of the count row ``counts`` (kinds) trades places with one card of ``deck``."""
+    held = [t for t, k in enumerate(counts) if k]
+    if held and deck:
+        t = held[int(rng.integers(len(held)))]
+        k = int(rng.integers(len(deck)))
+        counts[t] -= 1
+        counts[deck[k]] += 1
+        deck[k] = t
 
 
 def observation(env, eng, agent: str) -> np.ndarray:
