@@ -23,7 +23,9 @@ Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
 
 Every arm's ``m``-th simulation plays the same world ``m`` (determinisation ``m mod samples``
 and one generator seed): common random numbers, so that arms differ by their action, not by
-luck. The decision is the rollout policy's own choice unless another arm beats it on the worlds both
+luck. The decision is the rollout policy's own choice (asked once per decision, of the real table,
+through policy objects that never play in a simulation, so a policy that remembers, such as
+Waroong Wars' drafter, remembers the real game) unless another arm beats it on the worlds both
 played by more than ``CONFIDENCE_Z`` standard errors of the paired differences (a policy
 improvement step that noise alone rarely triggers). A seat with
 one legal action plays it without search. With a simulation budget (``sims``) a decision
@@ -101,9 +103,15 @@ class Rollout:
         self.observe = observe
         self.policies: dict[str, Policy] = {}
 
-    def reset(self, seed: int) -> None:
+    def reset(self, seed: int | None) -> None:
+        """A new episode for every seat's policy (``None``: keep the generators; scripted
+        policies forget what they remembered of the last one)."""
         for i, p in enumerate(self.policies.values()):
-            p.reset(seed * 1000 + i)
+            p.reset(None if seed is None else seed * 1000 + i)
+
+    def fresh(self) -> "Rollout":
+        """Another rollout of the same policy, with policy objects of its own."""
+        return Rollout(self.make, self.observe)
 
     def act(self, engine: GameEngine, agent: str) -> int:
         p = self.policies.get(agent)
@@ -129,6 +137,7 @@ class Planner:
                  clock: Callable[[], float] = time.process_time):
         self.determinize = determinize
         self.rollout = rollout
+        self.root = rollout.fresh()  # the rollout policy's own move at the table (never in a simulation)
         self.budget = budget
         self.cooperative = bool(cooperative)
         self.max_ticks = max_ticks
@@ -139,6 +148,7 @@ class Planner:
     def reseed(self, seed: int) -> None:
         self.rng = make_rng(seed)
         self.rollout.reset(seed)
+        self.root.reset(seed)
 
     # ------------------------------------------------------------------ one decision
     def decide(self, engine: GameEngine, agent: str, own_actions: Sequence[int] = ()) -> int:
@@ -201,7 +211,7 @@ class Planner:
     def _arm_order(self, engine: GameEngine, agent: str, legal: list[int]) -> list[int]:
         """The rollout policy's own choice (public information only), then ``noop``, then the rest
         in a seeded random order: the order in which progressive widening opens the arms."""
-        first = self.rollout.act(engine, agent)
+        first = self.root.act(engine, agent)
         rest = [a for a in legal if a != first and a != NOOP]
         rest = [rest[i] for i in self.rng.permutation(len(rest))]
         head = [first] + ([NOOP] if NOOP in legal and first != NOOP else [])
@@ -220,6 +230,7 @@ class Planner:
     def _simulate(self, sample: GameEngine, seed: int, agent: str, action: int) -> float:
         sim = sample.clone()
         sim.rng = make_rng(seed)  # the future chance events of this world
+        self.rollout.reset(None)  # a simulation is an episode of its own: nothing remembered from the last
         act = self.rollout.act
         joint = {a: (action if a == agent else act(sim, a)) for a in sim.live_agents()}
         sim.step(joint)
