@@ -173,3 +173,15 @@ def test_the_docs_short_evaluate_runs_as_written_with_a_planner_seat(capsys):
     assert rc == 0
     spec = words[4]
     assert spec.startswith("planner?") and f"| {spec} | vs heuristic | 2 |" in capsys.readouterr().out
+
+
+def test_the_speed_table_of_performance_md_is_what_the_command_prints(capsys):
+    from tests.search import speed
+
+    text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
+    section = text[text.index("\n## Search"):]
+    header = next(line for line in section.splitlines() if line.startswith("| env |"))
+    assert "python -m tests.search.speed" in section
+    assert speed.main(["--seconds", "0.01", "--sims", "2", "--env", "frying_master_v1"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out[0] == header and out[2].startswith("| frying_master_v1 | 3 |")
