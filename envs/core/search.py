@@ -6,8 +6,8 @@ Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
    ``envs/<game>/determinize.py`` (``determinize(engine, viewer, rng, own_actions)``): every
    hidden part of the state (deck orders, face-down cards, other players' hands, the engine's
    generator) re-sampled consistently with what the deciding seat has seen, never read from
-   the true state. Sample ``k`` is drawn the first time simulation ``k`` needs it
-   (progressive per-sample determinisation); simulation ``i`` uses sample ``i mod samples``.
+   the true state. Sample ``k`` is drawn the first time a simulation needs it (progressive
+   per-sample determinisation); world ``m`` is sample ``m mod samples`` with its own seed.
 2. **Select** a root action by UCB1 (mean value + ``c * sqrt(ln N / n_a)``) over the
    *active* legal actions. Progressive widening: the arms open one at a time, the rollout
    policy's own choice first, then ``noop``, then the rest in a seeded random order, so that
@@ -17,9 +17,10 @@ Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
    the deciding seat plays the arm this tick, every other live seat (partners, opponents,
    simultaneous movers) plays the rollout policy, and from the next tick on every seat
    plays the rollout policy, to the end of the game (or ``horizon`` ticks).
-4. **Value** from ``outcome()``: cooperative, the team's (win 1, plus a small share for the
-   income); competitive, the seat's own (a win, shared by the winners, plus its rank by
-   score among the players; at a ``horizon`` cut, the rank only).
+4. **Value** from ``outcome()`` (:meth:`Planner.value`): cooperative, the team's (win 1, plus
+   a small share for the income); competitive, the seat's own (its share of the win, its rank
+   by score among the players and its score margin over the best other; at a ``horizon`` cut,
+   rank and margin).
 
 Every arm's ``m``-th simulation plays the same world ``m`` (determinisation ``m mod samples``
 and one generator seed): common random numbers, so that arms differ by their action, not by
