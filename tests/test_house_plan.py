@@ -13,7 +13,8 @@ import envs
 
 ROOT = Path(__file__).resolve().parents[1]
 PLAN = {"__init__.py", "options.py", "cards.py", "actions.py", "engine.py", "legality.py", "public.py",
-        "observation.py", "encoding.py", "snapshot.py", "heuristic.py", "render.py", "text.py", "env.py"}
+        "observation.py", "encoding.py", "snapshot.py", "heuristic.py", "determinize.py", "render.py", "text.py",
+        "env.py"}
 GAMES = [e.rsplit("_v", 1)[0] for e in envs.ENV_IDS]
 
 

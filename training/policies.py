@@ -13,6 +13,10 @@ spec                               policy
 ``DIR``                            shorthand for ``checkpoint:DIR`` if DIR holds metadata.json
 ``text:MODULE:CALLABLE``           a text agent: ``CALLABLE(prompt) -> reply`` (``training.text_agent``)
 ``text:MODULE:CALLABLE?retries=N`` the same, asking again at most N times (default 2) before ``noop``
+``planner``                        the search player (:mod:`envs.core.search`): 100 ms per decision
+``planner?ms=50&samples=8``        its options: ``ms`` or ``sims`` (the budget per decision),
+                                   ``samples``, ``rollout`` (``heuristic``, ``random`` or
+                                   ``checkpoint:DIR``), ``horizon``, ``seed`` (docs/search.md)
 =================================  ==============================================================
 
 Every spec resolves to an :class:`envs.core.policy.Policy` (``act(observation,
@@ -48,14 +52,17 @@ from training.obs import SeatEncoder
 
 BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
-             "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N]")
+             "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
+             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score][&seed=N]")
+#: the planner spec's options (docs/search.md)
+PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "horizon", "seed")
 
 
 @dataclass(frozen=True)
 class PolicySpec:
     """A parsed spec string."""
 
-    kind: str                      # random | heuristic | noop | checkpoint | text
+    kind: str                      # random | heuristic | noop | checkpoint | text | planner
     path: str | None = None
     options: dict = field(default_factory=dict)
     text: str = ""
@@ -66,6 +73,8 @@ class PolicySpec:
             return f"text:{self.path}"
         if self.kind == "heuristic" and self.options.get("style", "default") != "default":
             return f"heuristic?style={self.options['style']}"
+        if self.kind == "planner":
+            return self.text
         if self.kind != "checkpoint":
             return self.kind
         p = Path(self.path)
@@ -85,6 +94,8 @@ def parse_spec(text: str) -> PolicySpec:
         return _parse_text_spec(text, s)
     if s.startswith("heuristic?"):
         return _parse_heuristic_spec(text, s)
+    if s == "planner" or s.startswith("planner?"):
+        return _parse_planner_spec(text, s)
     if s.startswith("checkpoint:"):
         body = s[len("checkpoint:"):]
     elif os.path.isfile(os.path.join(s.split("?")[0], "metadata.json")):
@@ -138,6 +149,85 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
             raise ConfigError(f"policy spec {text!r}: style is empty; allowed: a style name, e.g. heuristic?style=soloist")
         options[k] = v
     return PolicySpec("heuristic", options=options, text=s)
+def _parse_planner_spec(text: str, s: str) -> PolicySpec:
+    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&horizon=..][&seed=..]`` (the search
+    player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``)."""
+    _, _, query = s.partition("?")
+    if "?" in s and not query:
+        raise ConfigError(f"policy spec {text!r}: nothing after '?'; allowed options: {', '.join(PLANNER_OPTIONS)}")
+    options: dict = {}
+    for field_ in query.split("&") if query else []:
+        if "=" not in field_:
+            raise ConfigError(f"policy spec {text!r}: {field_!r} is not KEY=VALUE; allowed options: "
+                              f"{', '.join(PLANNER_OPTIONS)}")
+    for k, v in parse_qsl(query, keep_blank_values=True):
+        if k not in PLANNER_OPTIONS:
+            raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: {', '.join(PLANNER_OPTIONS)}")
+        if k in options:
+            raise ConfigError(f"policy spec {text!r}: option {k!r} given twice; give each option once")
+        options[k] = _planner_option(text, k, v)
+    if "ms" in options and "sims" in options:
+        raise ConfigError(f"policy spec {text!r}: give ms (a time budget) or sims (a simulation budget), not both")
+    return PolicySpec("planner", None, options, text=s)
+
+
+def _planner_option(text: str, k: str, v: str):
+    if k == "rollout":
+        if v in ("heuristic", "random"):
+            return v
+        if v.startswith("checkpoint:") and len(v) > len("checkpoint:"):
+            return v
+        raise ConfigError(f"policy spec {text!r}: rollout={v!r}; allowed: heuristic, random or checkpoint:DIR")
+    if k == "ms":
+        try:
+            ms = float(v)
+        except ValueError:
+            ms = float("nan")
+        if not 0 < ms <= 600_000:  # nan fails too
+            raise ConfigError(f"policy spec {text!r}: ms={v!r}; allowed: a number of milliseconds in (0, 600000]")
+        return ms
+    if k == "horizon" and v == "score":
+        return v
+    low, high = {"sims": (1, 10 ** 7), "samples": (1, 10 ** 5), "horizon": (0, 10 ** 7), "seed": (0, 2 ** 63 - 1)}[k]
+    if not v.isdigit() or not low <= int(v) <= high:
+        extra = " or score" if k == "horizon" else ""
+        raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: an integer {low}..{high}{extra}")
+    return int(v)
+
+
+def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> Policy:
+    """The search player of a ``planner`` spec on ``env_spec``'s game (:mod:`envs.core.search`),
+    its rollouts by the heuristic, random legal play or a checkpoint."""
+    import importlib
+
+    from envs.core.search import Planner, PlannerPolicy, Rollout, SearchBudget
+
+    o = ps.options
+    env = env_spec.make()
+    raw = env.unwrapped
+    game = env_spec.env_id.rsplit("_v", 1)[0]
+    determinize = importlib.import_module(f"envs.{game}.determinize").determinize
+    rollout = o.get("rollout", "heuristic")
+    if rollout == "checkpoint" or rollout.startswith("checkpoint:"):
+        actor = load_checkpoint_policy(parse_spec(rollout), env_spec)
+        roll = Rollout(lambda: actor, raw.encoder.observe)
+    elif rollout == "random":
+        roll = Rollout(lambda: RandomLegalPolicy(0))
+    else:
+        cls = getattr(env_spec.module(), "HeuristicPolicy", None)
+        if cls is None:
+            raise ConfigError(f"{env_spec.env_id} has no HeuristicPolicy; use rollout=random or a checkpoint")
+        roll = Rollout(cls)
+    budget = SearchBudget(ms=None if "sims" in o else o.get("ms", 100.0), sims=o.get("sims"),
+                          samples=o.get("samples", 16), horizon=o.get("horizon", 0))
+    spec_seed = o.get("seed")
+    planner = Planner(determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
+                      seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks)
+    env.close()
+    pol = PlannerPolicy(planner, name=ps.label, seed=spec_seed)
+    if seed is not None:
+        pol.reset(seed)
+    return pol
 
 
 def spec_checker(text: str) -> str | None:
@@ -238,6 +328,8 @@ def make_policy(spec: str | PolicySpec, env_spec: EnvSpec, seed: int | None = No
         from training.text_agent import TextAgentPolicy, load_reply_fn
 
         return TextAgentPolicy(load_reply_fn(ps.path), ps.options.get("retries", 2), name=ps.label)
+    if ps.kind == "planner":
+        return make_planner(ps, env_spec, seed)
     if ps.kind == "heuristic":
         cls = getattr(env_spec.module(), "HeuristicPolicy", None)
         if cls is None:

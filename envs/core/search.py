@@ -1,0 +1,306 @@
+"""A search player for every game: determinised Monte-Carlo search at the root (UCB1).
+
+Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
+
+1. **Determinise.** Up to ``samples`` full engines are drawn from the game's
+   ``envs/<game>/determinize.py`` (``determinize(engine, viewer, rng, own_actions)``): every
+   hidden part of the state (deck orders, face-down cards, other players' hands, the engine's
+   generator) re-sampled consistently with what the deciding seat has seen, never read from
+   the true state. Sample ``k`` is drawn the first time a simulation needs it (progressive
+   per-sample determinisation); world ``m`` is sample ``m mod samples`` with its own seed.
+2. **Select** a root action by UCB1 (mean value + ``c * sqrt(ln N / n_a)``) over the
+   *active* legal actions. Progressive widening: the arms open one at a time, the rollout
+   policy's own choice first, then ``noop``, then the rest in a seeded random order, so that
+   about ``1 + sqrt(N)`` arms are active after ``N`` simulations (every arm once the budget
+   allows); an arm is tried once before UCB1 ranks it.
+3. **Simulate** on ``sample.clone()`` with a fresh generator (the future chance events):
+   the deciding seat plays the arm this tick, every other live seat (partners, opponents,
+   simultaneous movers) plays the rollout policy, and from the next tick on every seat
+   plays the rollout policy, to the end of the game (or ``horizon`` ticks).
+4. **Value** from ``outcome()`` (:meth:`Planner.value`): cooperative, the team's (win 1, plus
+   a small share for the income); competitive, the seat's own (its share of the win, its rank
+   by score among the players and its score margin over the best other; at a ``horizon`` cut,
+   rank and margin).
+
+Every arm's ``m``-th simulation plays the same world ``m`` (determinisation ``m mod samples``
+and one generator seed): common random numbers, so that arms differ by their action, not by
+luck. The decision is the rollout policy's own choice (asked once per decision, of the real table,
+through policy objects that never play in a simulation, so a policy that remembers, such as
+Waroong Wars' drafter, remembers the real game) unless another arm beats it on the worlds both
+played by more than ``CONFIDENCE_Z`` standard errors of the paired differences (a policy
+improvement step that noise alone rarely triggers). A seat with
+one legal action plays it without search. With a simulation budget (``sims``) a decision
+depends only on the seed, the public information and the seat's own past actions; a time
+budget (``ms``) stops on the clock. Pure Python and numpy: no PettingZoo here.
+"""
+
+from __future__ import annotations
+
+import math
+import time
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping, Sequence
+
+import numpy as np
+
+from envs.core.engine import NOOP, GameEngine
+from envs.core.policy import Policy
+from envs.core.seeding import make_rng
+
+#: ``determinize(engine, viewer, rng, own_actions) -> engine``: see each game's determinize.py
+Determinizer = Callable[[GameEngine, str, np.random.Generator, Sequence[int]], GameEngine]
+#: UCB1's exploration constant for values in about [0, 1]
+EXPLORATION = 0.7
+#: how many standard errors a paired gain over the rollout policy's own choice must exceed
+CONFIDENCE_Z = 1.5
+#: a rollout that has not ended after this many ticks is valued where it stands
+ROLLOUT_TICK_CAP = 20_000
+
+
+@dataclass(frozen=True)
+class SearchBudget:
+    """Per searched decision: a time budget (``ms``) or a simulation budget (``sims``), never both;
+    ``samples`` determinisations; ``horizon``: how far a rollout runs: ``0`` to the end of the
+    game, ``N`` at most N ticks, ``"score"`` until a player's score changes (Frying Master: the
+    round's Gold Spatulas; Waroong Wars: a menu cooked; Wok Star: a customer served)."""
+
+    ms: float | None = 100.0
+    sims: int | None = None
+    samples: int = 16
+    horizon: int | str = 0
+
+    def __post_init__(self) -> None:
+        if (self.ms is None) == (self.sims is None):
+            raise ValueError(f"a search budget is ms or sims, exactly one (got ms={self.ms!r}, sims={self.sims!r})")
+        if self.ms is not None and not (isinstance(self.ms, (int, float)) and self.ms > 0):
+            raise ValueError(f"ms must be a number > 0, got {self.ms!r}")
+        names = (("sims", 1), ("samples", 1)) + (() if self.horizon == "score" else (("horizon", 0),))
+        for name, low in names:
+            v = getattr(self, name)
+            if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < low):
+                raise ValueError(f"{name} must be an integer >= {low}, got {v!r}")
+
+
+class _Table:
+    """What a policy reads of an env (``env.unwrapped.engine``), over a bare engine."""
+
+    __slots__ = ("engine",)
+
+    def __init__(self, engine: GameEngine):
+        self.engine = engine
+
+    @property
+    def unwrapped(self) -> "_Table":
+        return self
+
+
+class Rollout:
+    """The policy every seat plays inside the simulations: one :class:`Policy` per seat
+    (scripted policies may keep per-seat state), fed the seat's action mask and, when
+    ``observe`` is given (a trained policy), its observation vector."""
+
+    def __init__(self, make: Callable[[], Policy], observe: Callable[[GameEngine, str], np.ndarray] | None = None):
+        self.make = make
+        self.observe = observe
+        self.policies: dict[str, Policy] = {}
+
+    def reset(self, seed: int | None) -> None:
+        """A new episode for every seat's policy (``None``: keep the generators; scripted
+        policies forget what they remembered of the last one)."""
+        for i, p in enumerate(self.policies.values()):
+            p.reset(None if seed is None else seed * 1000 + i)
+
+    def fresh(self) -> "Rollout":
+        """Another rollout of the same policy, with policy objects of its own."""
+        return Rollout(self.make, self.observe)
+
+    def act(self, engine: GameEngine, agent: str) -> int:
+        p = self.policies.get(agent)
+        if p is None:
+            p = self.policies[agent] = self.make()
+        mask = engine.action_mask(agent)
+        obs = {"action_mask": mask}
+        if self.observe is not None:
+            obs["observation"] = self.observe(engine, agent)
+        a = int(p.act(obs, agent, _Table(engine)))
+        return a if 0 <= a < mask.size and mask[a] else engine.default_action(agent)
+
+
+class Planner:
+    """Determinised flat Monte-Carlo search with UCB1 at the root (see the module docstring).
+
+    ``determinize``: the game's determinisation; ``rollout``: the simulations' policy;
+    ``cooperative``: value the team's outcome (Wok Star) instead of the seat's own;
+    ``max_ticks``: the env's truncation tick (rollouts stop there too)."""
+
+    def __init__(self, determinize: Determinizer, rollout: Rollout, budget: SearchBudget, *,
+                 cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
+                 clock: Callable[[], float] = time.process_time):
+        self.determinize = determinize
+        self.rollout = rollout
+        self.root = rollout.fresh()  # the rollout policy's own move at the table (never in a simulation)
+        self.budget = budget
+        self.cooperative = bool(cooperative)
+        self.max_ticks = max_ticks
+        self.clock = clock
+        self.rng = make_rng(seed)
+        self.stats: dict[str, float] = {"decisions": 0, "searched": 0, "simulations": 0, "seconds": 0.0}
+
+    def reseed(self, seed: int) -> None:
+        self.rng = make_rng(seed)
+        self.rollout.reset(seed)
+        self.root.reset(seed)
+
+    # ------------------------------------------------------------------ one decision
+    def decide(self, engine: GameEngine, agent: str, own_actions: Sequence[int] = ()) -> int:
+        """The action for ``agent`` in ``engine``'s state (read through the determinisation only)."""
+        self.stats["decisions"] += 1
+        legal = np.flatnonzero(engine.action_mask(agent))
+        if legal.size == 0:
+            raise ValueError(f"{agent} has no legal action")
+        if legal.size == 1:
+            return int(legal[0])
+        start = self.clock()
+        b = self.budget
+        deadline = None if b.ms is None else start + b.ms / 1000.0
+        arms = self._arm_order(engine, agent, [int(a) for a in legal])
+        n = np.zeros(len(arms))
+        w = np.zeros(len(arms))
+        vals: list[list[float]] = [[] for _ in arms]
+        worlds: list[tuple[GameEngine, int]] = []
+        i = 0
+        while True:
+            if b.sims is not None and i >= b.sims:
+                break
+            if deadline is not None and i > 0 and self.clock() >= deadline:
+                break
+            j = self._select(n, w, i)
+            m = int(n[j])  # this arm's m-th visit plays world m, as every arm's does (common random numbers)
+            while m >= len(worlds):
+                k = len(worlds) % b.samples
+                sample = self.determinize(engine, agent, self.rng, tuple(own_actions)) if k == len(worlds) \
+                    else worlds[k][0]
+                worlds.append((sample, int(self.rng.integers(2 ** 63))))
+            v = self._simulate(*worlds[m], agent, arms[j])
+            n[j] += 1
+            w[j] += v
+            vals[j].append(v)
+            i += 1
+        self.stats["searched"] += 1
+        self.stats["simulations"] += i
+        self.stats["seconds"] += self.clock() - start
+        return arms[self._choose(vals)]
+
+    @staticmethod
+    def _choose(vals: list[list[float]]) -> int:
+        """The arm to play: the rollout policy's own choice (arm 0) unless another arm beats it on
+        the worlds both played by more than ``CONFIDENCE_Z`` standard errors of the paired
+        differences (the largest such gain wins; ties: the earlier arm)."""
+        best, gain = 0, 0.0
+        base = np.asarray(vals[0])
+        for j in range(1, len(vals)):
+            k = min(len(base), len(vals[j]))
+            if k < 2:
+                continue
+            d = np.asarray(vals[j][:k]) - base[:k]
+            mean = float(d.mean())
+            se = float(d.std(ddof=1)) / math.sqrt(k)
+            if mean > CONFIDENCE_Z * se and mean > gain + 1e-12:
+                best, gain = j, mean
+        return best
+
+    def _arm_order(self, engine: GameEngine, agent: str, legal: list[int]) -> list[int]:
+        """The rollout policy's own choice (public information only), then ``noop``, then the rest
+        in a seeded random order: the order in which progressive widening opens the arms."""
+        first = self.root.act(engine, agent)
+        rest = [a for a in legal if a != first and a != NOOP]
+        rest = [rest[i] for i in self.rng.permutation(len(rest))]
+        head = [first] + ([NOOP] if NOOP in legal and first != NOOP else [])
+        return head + rest
+
+    @staticmethod
+    def _select(n: np.ndarray, w: np.ndarray, i: int) -> int:
+        active = min(len(n), 1 + int(math.isqrt(i)))
+        for j in range(active):
+            if n[j] == 0:
+                return j
+        log_n = math.log(i)
+        ucb = w[:active] / n[:active] + EXPLORATION * np.sqrt(log_n / n[:active])
+        return int(np.argmax(ucb))
+
+    def _simulate(self, sample: GameEngine, seed: int, agent: str, action: int) -> float:
+        sim = sample.clone()
+        sim.rng = make_rng(seed)  # the future chance events of this world
+        self.rollout.reset(None)  # a simulation is an episode of its own: nothing remembered from the last
+        act = self.rollout.act
+        joint = {a: (action if a == agent else act(sim, a)) for a in sim.live_agents()}
+        sim.step(joint)
+        horizon = self.budget.horizon
+        stop = sim.tick + ROLLOUT_TICK_CAP
+        if isinstance(horizon, int) and horizon:
+            stop = min(stop, sim.tick + horizon)
+        if self.max_ticks is not None:
+            stop = min(stop, self.max_ticks)
+        if horizon == "score":
+            before = sample.outcome()["scores"]
+            while not sim.done and sim.tick < stop:
+                out = sim.outcome()
+                if out["scores"] != before:
+                    return self.value(out, agent, False)
+                sim.step({a: act(sim, a) for a in sim.live_agents()})
+        while not sim.done and sim.tick < stop:
+            sim.step({a: act(sim, a) for a in sim.live_agents()})
+        return self.value(sim.outcome(), agent, sim.done)
+
+    def value(self, outcome: Mapping[str, Any], agent: str, done: bool) -> float:
+        """A simulation's worth to ``agent`` (about 0..1; see the module docstring)."""
+        scores = outcome["scores"]
+        if self.cooperative:
+            s = float(scores[agent])
+            return (1.0 if outcome["winners"] else 0.0) + 0.2 * s / (abs(s) + 100.0)
+        mine = float(scores[agent])
+        others = [float(v) for a, v in scores.items() if a != agent]
+        rank = (sum(mine > o for o in others) + 0.5 * sum(mine == o for o in others)) / max(1, len(others))
+        # The finer score: the last round's points where the outcome reports rounds (Frying Master),
+        # else the game's score; as a margin over the best other player, in -1..1.
+        rounds = outcome.get("round_totals")
+        fine = rounds[-1] if rounds else scores
+        f_mine = float(fine[agent])
+        f_best = max(float(v) for a, v in fine.items() if a != agent) if len(fine) > 1 else 0.0
+        margin = (f_mine - f_best) / (abs(f_mine) + abs(f_best) + 1.0)
+        if not done:
+            return 0.8 * rank + 0.2 * (margin + 1.0) / 2.0
+        winners = outcome["winners"]
+        win = 1.0 / len(winners) if agent in winners else 0.0
+        return 0.7 * win + 0.2 * rank + 0.1 * (margin + 1.0) / 2.0
+
+
+class PlannerPolicy(Policy):
+    """:class:`Planner` as a :class:`Policy` for any seat of one game (``act(observation,
+    agent, env)`` reads ``env.unwrapped.engine`` through the determinisation only). It
+    remembers the actions it chose for each seat this episode (the game's determinisation may
+    use them, e.g. a drafter's face-down picks); ``reset`` forgets them and reseeds."""
+
+    def __init__(self, planner: Planner, name: str = "planner", seed: int | None = None):
+        self.planner = planner
+        self.name = name
+        self.seed = seed  # the spec's seed, mixed with each episode's
+        self.own_actions: dict[str, list[int]] = {}
+
+    def reset(self, seed: int | None = None) -> None:
+        self.own_actions = {}
+        if seed is not None:
+            base = 0 if self.seed is None else self.seed
+            self.planner.reseed(int(np.random.SeedSequence([base, int(seed)]).generate_state(1)[0]))
+
+    def act(self, observation: Mapping[str, np.ndarray], agent: str, env: Any = None) -> int:
+        if env is None:
+            raise ValueError("the planner needs the env (it searches on env.unwrapped.engine's clones)")
+        engine = env.unwrapped.engine
+        mine = self.own_actions.setdefault(agent, [])
+        a = self.planner.decide(engine, agent, mine)
+        mask = observation["action_mask"]
+        if not mask[a]:  # the env's mask and the engine's agree; kept as the last word
+            raise ValueError(f"the planner chose {a} for {agent}, which the mask does not allow")
+        mine.append(a)
+        return a

@@ -1,0 +1,93 @@
+"""The ``planner`` policy spec: parsing, every option checked with what is allowed, the policy it makes."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from envs.core.errors import ConfigError
+from envs.core.search import PlannerPolicy, SearchBudget
+from training.envspec import EnvSpec
+from training.policies import PLANNER_OPTIONS, SPEC_HELP, make_policy, parse_spec, spec_checker
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_planner_specs_parse_with_their_options():
+    assert parse_spec("planner").kind == "planner" and parse_spec("planner").options == {}
+    ps = parse_spec("planner?ms=50&samples=8&rollout=random&horizon=score&seed=3")
+    assert ps.options == {"ms": 50.0, "samples": 8, "rollout": "random", "horizon": "score", "seed": 3}
+    assert ps.label == "planner?ms=50&samples=8&rollout=random&horizon=score&seed=3"
+    assert parse_spec("planner?sims=8&horizon=20").options == {"sims": 8, "horizon": 20}
+    assert parse_spec("planner?rollout=checkpoint:checkpoints/wok_star/main").options["rollout"] == \
+        "checkpoint:checkpoints/wok_star/main"
+    assert "planner" in SPEC_HELP and spec_checker("planner?sims=4") is None
+
+
+@pytest.mark.parametrize("spec, names", [
+    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, horizon, seed"]),
+    ("planner?ms=0", ["ms='0'", "(0, 600000]"]),
+    ("planner?ms=fast", ["ms='fast'", "milliseconds"]),
+    ("planner?ms=nan", ["ms='nan'"]),
+    ("planner?sims=0", ["sims='0'", "1..10000000"]),
+    ("planner?samples=-2", ["samples='-2'", "an integer 1.."]),
+    ("planner?rollout=greedy", ["rollout='greedy'", "heuristic, random or checkpoint:DIR"]),
+    ("planner?rollout=checkpoint:", ["rollout='checkpoint:'"]),
+    ("planner?horizon=soon", ["horizon='soon'", "or score"]),
+    ("planner?seed=x", ["seed='x'"]),
+    ("planner?ms=50&sims=8", ["ms", "sims", "not both"]),
+    ("planner?sims=8&sims=9", ["'sims' given twice"]),
+    ("planner?", ["nothing after '?'"]),
+    ("planner?sims", ["planner?sims"]),
+])
+def test_a_bad_planner_spec_names_the_problem_and_what_is_allowed(spec, names):
+    with pytest.raises(ConfigError) as e:
+        parse_spec(spec)
+    for name in names:
+        assert name in str(e.value)
+    assert spec_checker(spec) == str(e.value)
+
+
+def test_every_documented_option_is_accepted():
+    values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "horizon": "5", "seed": "1"}
+    assert set(values) == set(PLANNER_OPTIONS)
+    for k, v in values.items():
+        assert k in parse_spec(f"planner?{k}={v}").options
+
+
+def test_make_policy_builds_the_planner_with_its_budget_and_rollout():
+    spec = EnvSpec.resolve("frying_master_v1")
+    pol = make_policy("planner?sims=6&samples=3&horizon=score&rollout=random", spec, seed=1)
+    assert isinstance(pol, PlannerPolicy)
+    pl = pol.planner
+    assert pl.budget == SearchBudget(ms=None, sims=6, samples=3, horizon="score")
+    assert not pl.cooperative and pl.max_ticks == spec.make().unwrapped.max_ticks
+    assert type(pl.rollout.make()).__name__ == "RandomLegalPolicy"
+    default = make_policy("planner", spec).planner
+    assert default.budget == SearchBudget(ms=100.0, sims=None, samples=16, horizon=0)
+    assert type(default.rollout.make()).__name__ == "HeuristicPolicy"
+    assert make_policy("planner", EnvSpec.resolve("wok_star_v1")).planner.cooperative
+
+
+def test_a_checkpoint_rollout_reads_observations():
+    from training.checkpoints import read_metadata, trained_env_spec
+
+    ckpt = ROOT / "checkpoints" / "frying_master" / "main"
+    spec = trained_env_spec(read_metadata(ckpt))  # the env it was trained on
+    pol = make_policy(f"planner?sims=2&rollout=checkpoint:{ckpt}", spec)
+    assert pol.planner.rollout.observe is not None
+    env = spec.make()
+    obs, _ = env.reset(seed=0)
+    a = pol.act(obs["chef_0"], "chef_0", env)
+    assert obs["chef_0"]["action_mask"][a]
+
+
+@pytest.mark.parametrize("kwargs, word", [
+    ({"ms": None, "sims": None}, "exactly one"), ({"ms": 5, "sims": 5}, "exactly one"), ({"ms": -1}, "ms"),
+    ({"ms": None, "sims": 0}, "sims"), ({"samples": 0}, "samples"), ({"horizon": -1}, "horizon"),
+    ({"horizon": "later"}, "horizon"),
+])
+def test_a_search_budget_refuses_bad_values(kwargs, word):
+    with pytest.raises(ValueError, match=word):
+        SearchBudget(**kwargs)
