@@ -63,6 +63,17 @@ def random_legal_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndar
     return keys.argmax(axis=-1)
 
 
+def all_live_legal(masks_flat: np.ndarray, rows: np.ndarray, acts: np.ndarray, alive: np.ndarray) -> bool:
+    """Whether every live seat's action of ``acts`` ``(N, P)`` is in range and legal under
+    ``masks_flat`` ``(N * P, A)`` (``rows`` = ``arange(N * P)``): one gather and one reduction,
+    the common case of a batch's legality check (False: look closer, to say which is wrong)."""
+    flat = acts.reshape(-1)
+    if flat.min() < 0 or flat.max() >= masks_flat.shape[1]:
+        return False
+    legal = masks_flat[rows, flat]
+    return bool(legal.all() or not ((legal == 0).reshape(acts.shape) & alive).any())
+
+
 def _fast_path_serves(env) -> bool:
     """Whether :meth:`BatchedEnv._step_fast` gives exactly what ``env.step`` gives:
     a Kitchen Arena env with the core's own step and observation, compact infos,
@@ -373,13 +384,8 @@ class BatchedEnv:
             masks, alive = self._masks_flat, self.alive.reshape(-1).tolist()
             if all(0 <= a < n and masks[k, a] for k, a in enumerate(flat.tolist()) if alive[k]):
                 return
-        elif flat.min() >= 0 and flat.max() < n:  # the common case: one gather, one reduction
-            legal = self._masks_flat[self._flat_rows, flat]
-            if legal.all():
-                return
-            wrong = (legal == 0).reshape(acts.shape) & self.alive
-            if not wrong.any():
-                return
+        elif all_live_legal(self._masks_flat, self._flat_rows, acts, self.alive):
+            return
         legal = np.take_along_axis(self._masks, np.clip(acts, 0, n - 1)[..., None], -1)[..., 0]
         wrong = self.alive & ((legal == 0) | (acts < 0) | (acts >= n))
         if wrong.any():

@@ -52,7 +52,7 @@ import numpy as np
 
 from envs.core.errors import IllegalActionError
 from envs.core.workers import Remote, WorkerError, first_error, refuse_if_unusable, serve, stop_workers
-from envs.vector.batched import BatchedEnv, random_legal_actions, seeds_for
+from envs.vector.batched import BatchedEnv, all_live_legal, random_legal_actions, seeds_for
 
 LABEL = "vector worker"
 
@@ -242,12 +242,10 @@ class ProcessBatchedEnv:
             raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
         n = self.n_actions
         flat = acts.reshape(-1)
-        if flat.min() >= 0 and flat.max() < n:  # the common case: one gather, one reduction
-            if not self._raise_illegal:
-                return
-            legal = self._masks.reshape(-1, n)[self._flat_rows, flat]
-            if legal.all() or not ((legal == 0).reshape(acts.shape) & self.alive).any():
-                return
+        if not self._raise_illegal and flat.min() >= 0 and flat.max() < n:
+            return  # in range is all that "noop" asks here
+        if self._raise_illegal and all_live_legal(self._masks.reshape(-1, n), self._flat_rows, acts, self.alive):
+            return
         out = (acts < 0) | (acts >= n)
         wrong = out if not self._raise_illegal else \
             out | (np.take_along_axis(self._masks, np.clip(acts, 0, n - 1)[..., None], -1)[..., 0] == 0)
