@@ -167,6 +167,31 @@ def test_vector_harness_counts_alive_seats():
     assert steps_for(64, 2048) == 32 and steps_for(1, 2048) == 2048 and steps_for(1024, 2048) == 8
 
 
+def test_side_by_side_vector_harness_times_the_forms_in_turn():
+    from envs.bench.batched import measure_vectors
+
+    order = []
+
+    class Logged(_FakeVenv):
+        def step(self, actions):
+            order.append(self.tag)
+            return super().step(actions)
+
+    def factory(tag):
+        def make(*a, workers=None, **k):
+            v = Logged(*a, **k)
+            v.tag = tag
+            return v
+        return make
+
+    rows = measure_vectors([(factory("a"), "A", {}), (factory("b"), "B", {"workers": 3})], "x_v0", {"players": 2},
+                           num_games=4, steps=5, repeats=3)
+    assert [r["form"] for r in rows] == ["A", "B"] and rows[1]["workers"] == 3 and rows[0]["workers"] is None
+    assert all(len(r["agent_steps_per_s"]["values"]) == 3 for r in rows)
+    runs = [order[i] for i in range(0, len(order), 5 + 3)]  # each run: 3 warm-up + 5 timed steps of one form
+    assert runs == ["a", "b"] * 3  # every repeat times each form in turn
+
+
 def test_vector_harness_runs_the_real_batched_env():
     from envs.vector import BatchedEnv
 

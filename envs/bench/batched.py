@@ -1,7 +1,8 @@
 """Agent-steps/s of the batched vector env (``envs.vector``).
 
 ``BatchedEnv(env_id, num_games=N, env_kwargs=...)`` at each N, and
-``ProcessBatchedEnv(env_id, N, workers=W, env_kwargs=...)`` at the largest N.
+``ProcessBatchedEnv(env_id, N, workers=W, env_kwargs=...)`` at the largest N,
+measured side by side with the ``BatchedEnv`` of that N (:func:`measure_vectors`).
 Each measurement resets with ``seed`` (untimed), plays a few untimed warm-up
 steps, then times ``steps`` batched steps: random legal actions for the whole
 batch drawn from the stacked masks, one ``step`` call (auto-reset inside).
@@ -42,23 +43,38 @@ def time_vector(venv, steps: int, seed: int, clock=time.perf_counter) -> tuple[i
 
 def measure_vector(factory: Callable[..., Any], env_id: str, env_kwargs: dict, num_games: int, steps: int,
                    repeats: int, seed: int = 0, form: str = "BatchedEnv", **factory_kwargs) -> dict:
-    venv = factory(env_id, num_games=num_games, env_kwargs=dict(env_kwargs), **factory_kwargs)
+    return measure_vectors([(factory, form, factory_kwargs)], env_id, env_kwargs, num_games, steps, repeats, seed)[0]
+
+
+def measure_vectors(forms: list[tuple[Callable[..., Any], str, dict]], env_id: str, env_kwargs: dict, num_games: int,
+                    steps: int, repeats: int, seed: int = 0) -> list[dict]:
+    """One row per ``(factory, form name, factory kwargs)`` of ``forms``, measured side
+    by side: every form is built first, then each repeat times every form in turn,
+    so that a ratio between two of them compares the same minutes of this machine
+    (whose speed drifts by 15% and more from minute to minute)."""
+    venvs = []
     try:
-        runs = [time_vector(venv, steps, seed) for _ in range(repeats)]
+        for factory, _, kwargs in forms:
+            venvs.append(factory(env_id, num_games=num_games, env_kwargs=dict(env_kwargs), **kwargs))
+        runs: list[list[tuple[int, float]]] = [[] for _ in forms]
+        for _ in range(repeats):
+            for k, venv in enumerate(venvs):
+                runs[k].append(time_vector(venv, steps, seed))
     finally:
-        close = getattr(venv, "close", None)
-        if close is not None:
-            close()
-    return {
+        for venv in venvs:
+            close = getattr(venv, "close", None)
+            if close is not None:
+                close()
+    return [{
         "env_id": env_id,
         "kwargs": dict(env_kwargs),
         "form": form,
         "num_games": num_games,
-        "workers": factory_kwargs.get("workers"),
+        "workers": kwargs.get("workers"),
         "batched_steps": steps,
-        "agent_steps_per_run": runs[0][0],
-        "agent_steps_per_s": summarize([n / s for n, s in runs]),
-    }
+        "agent_steps_per_run": r[0][0],
+        "agent_steps_per_s": summarize([n / t for n, t in r]),
+    } for (_, form, kwargs), r in zip(forms, runs)]
 
 
 def time_loop(env_list: list, steps: int, seed: int, clock=time.perf_counter) -> tuple[int, float]:

@@ -152,7 +152,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
 
     vector_rows = None
     if args.vector:
-        from envs.bench.batched import measure_loop, measure_vector, steps_for
+        from envs.bench.batched import measure_loop, measure_vectors, steps_for
         from envs.vector import BatchedEnv, ProcessBatchedEnv
 
         batched, process_batched = BatchedEnv, ProcessBatchedEnv
@@ -163,11 +163,15 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         vector_rows = []
         for e in ids:
             cfg = envs.test_configurations(e)[0]
-            plan = [(n, batched, "BatchedEnv", {}) for n in VECTOR_SIZES]
-            plan.append((PROCESS_GAMES, process_batched, "ProcessBatchedEnv", {"workers": workers}))
-            for n, factory, form, extra in plan:
-                progress(f"vector {e} {form} N={n}...")
-                r = measure_vector(factory, e, cfg.kwargs, n, steps_for(n, game_steps), args.repeats, args.seed, form, **extra)
+            # at PROCESS_GAMES, the in-process and process forms side by side (their ratio is a target)
+            plan = [(n, [(batched, "BatchedEnv", {})] + ([(process_batched, "ProcessBatchedEnv", {"workers": workers})]
+                                                          if n == PROCESS_GAMES else [])) for n in VECTOR_SIZES]
+            measured = []
+            for n, forms in plan:
+                progress(f"vector {e} {' and '.join(f for _, f, _ in forms)} N={n}...")
+                measured += measure_vectors(forms, e, cfg.kwargs, n, steps_for(n, game_steps), args.repeats, args.seed)
+            for r in measured:
+                n, form = r["num_games"], r["form"]
                 s = single.get((e, tuple(sorted(cfg.kwargs.items()))))
                 r["vs_single"] = None if s is None else r["agent_steps_per_s"]["median"] / s
                 if form == "BatchedEnv":  # a Python loop over n separate envs: the same games, the same steps
@@ -190,7 +194,8 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
              "vs single env: over the single-process figure of the same configuration above; "
              "vs loop of N envs: over a Python loop stepping N separate envs through the same games and steps "
              "(same draws per agent as the single-env harness); "
-             "vs BatchedEnv: the process form over the in-process BatchedEnv of the same N in this run "
+             "vs BatchedEnv: the process form over the in-process BatchedEnv of the same N, measured side by side "
+             "(each repeat times both in turn) "
              "(the issue's target: >= 1.7x with both cores).")
 
     training_rows = None

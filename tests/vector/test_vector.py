@@ -5,7 +5,7 @@ import pytest
 
 import envs
 from envs.core.errors import IllegalActionError
-from envs.vector import BatchedEnv, ProcessBatchedEnv, random_legal_actions, seeds_for
+from envs.vector import BatchedEnv, ProcessBatchedEnv, batched, process, random_legal_actions, seeds_for
 
 CASES = [("wok_star_v1", {"players": 3}), ("frying_master_v1", {"players": 2}), ("waroong_wars_v1", {"players": 4})]
 
@@ -123,6 +123,34 @@ def test_random_legal_actions_only_pick_legal_ones_and_cover_them():
     assert set(picks.tolist()) == {0, 2, 4}
     counts = np.bincount(picks, minlength=5)[[0, 2, 4]]
     assert counts.min() > 550  # roughly uniform (expected 667 each)
+
+
+@pytest.mark.parametrize("width", [991, 404, 131])  # wide masks: read a word at a time (131 * 23 * 4 % 8 != 0: not)
+@pytest.mark.parametrize("dtype", [np.int8, np.bool_, np.int64])
+def test_random_legal_actions_on_wide_masks_pick_each_rows_own_legal_ones_uniformly(width, dtype):
+    rng = np.random.default_rng(width)
+    masks = np.zeros((3, 4, width), dtype=dtype)  # one row per legal-set shape, one with no legal action
+    masks = np.concatenate([masks] * 8)[:24 if width != 131 else 23]  # enough entries to be read word-wise
+    assert masks.size >= batched._WORDWISE_FROM
+    masks[0, 0, [0]] = 1
+    masks[0, 1, [7, 8, width - 1]] = 1
+    masks[1, 0, rng.choice(width, 40, replace=False)] = 1
+    masks[2, 3, :] = 1
+    masks[1, 2, [1, 63, 64, 65]] = 1
+    draw = np.random.default_rng(0)
+    hits = np.zeros(masks.shape, dtype=np.int64)
+    for _ in range(3000):
+        picks = random_legal_actions(draw, masks)
+        assert picks.shape == masks.shape[:2]
+        np.add.at(hits, (*np.indices(picks.shape), picks), 1)
+    empty = masks.sum(-1) == 0
+    assert (hits[empty][:, 0] == 3000).all()  # no legal action: 0
+    assert (hits[~empty][masks[~empty] == 0] == 0).all()  # never an illegal one
+    for i, p in zip(*np.nonzero(~empty)):
+        legal = hits[i, p][masks[i, p] == 1]
+        expected = 3000 / legal.size
+        assert np.abs(legal - expected).max() < 5 * np.sqrt(expected) + 1, (i, p, legal)  # about uniform
+        assert (legal > 0).mean() > 0.9  # and spread over the row (all-legal row: 1 - e^-3 expected)
 
 
 def test_process_form_refuses_a_bad_batch_before_any_game_steps():
@@ -258,3 +286,63 @@ def test_an_illegal_action_anywhere_in_the_batch_is_refused_before_any_game_step
     assert [e.snapshot() for e in venv.envs] == before
     acts[last, 1] = 0 if masks[last, 1, 0] else np.flatnonzero(masks[last, 1])[0]
     venv.step(acts)  # a legal batch steps
+
+
+def _same_infos(a: list[dict], b: list[dict]) -> None:
+    assert len(a) == len(b)
+    for x, y in zip(a, b):
+        assert list(x) == list(y)
+        assert list(x["agents"]) == list(y["agents"]) and dict(x["agents"]) == dict(y["agents"])
+        for key in x:
+            if key != "agents":
+                np.testing.assert_equal(x[key], y[key])
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+@pytest.mark.parametrize("illegal,spin_s", [("raise", 0.0), ("noop", 0.0), ("raise", 0.005)])
+def test_process_form_gives_the_in_process_infos_game_by_game(env_id, illegal, spin_s):
+    """The worker sends a plain game's info as its tick (process.pack_infos): the parent's
+    rebuilt infos equal the in-process ones in content and order, with replaced actions
+    (noop), blocked ones and episode ends (short games) going whole."""
+    kwargs = {"max_ticks": 5, "illegal_action": illegal}
+    local = BatchedEnv(env_id, 6, kwargs)
+    with ProcessBatchedEnv(env_id, 6, workers=3, env_kwargs=kwargs, spin_s=spin_s) as remote:
+        assert remote.spin_s == spin_s
+        a, b = local.reset(seed=4), remote.reset(seed=4)
+        rng = np.random.default_rng(1)
+        seen = {"ended": 0, "replaced": 0}
+        for _ in range(14):
+            actions = random_legal_actions(rng, a[1])
+            if illegal == "noop":  # some illegal actions: the engines replace them
+                wrong = rng.random(actions.shape) < 0.3
+                actions = np.where(wrong, np.argmin(a[1], axis=-1), actions)
+            a, b = local.step(actions), remote.step(actions)
+            for k in range(5):
+                np.testing.assert_array_equal(a[k], b[k])
+            _same_infos(a[5], b[5])
+            seen["ended"] += sum("final_observation" in x for x in a[5])
+            seen["replaced"] += sum(v["illegal_replaced"] for x in a[5] for v in x["agents"].values())
+        assert seen["ended"] > 0 and (illegal == "raise" or seen["replaced"] > 0)
+
+
+def test_pack_infos_sends_only_the_ticks_of_plain_games():
+    venv = BatchedEnv("frying_master_v1", 4, {"players": 2})
+    _, masks, _ = venv.reset(seed=0)
+    acts = random_legal_actions(np.random.default_rng(0), masks)
+    infos = venv._advance(acts)[3]
+    ticks, whole = process.pack_infos(infos, venv.possible_agents)
+    assert whole == {} and ticks == [venv.envs[i].engine.tick for i in range(4)]
+    _same_infos(process.unpack_infos((ticks, whole), acts.tolist(), venv.possible_agents), infos)
+    infos[2] = {**infos[2], "extra": 1}  # anything else goes whole
+    ticks, whole = process.pack_infos(infos, venv.possible_agents)
+    assert list(whole) == [2] and ticks[2] == -1
+
+
+def test_spin_s_defaults_to_polling_only_when_every_process_has_a_core(monkeypatch):
+    monkeypatch.setattr(process.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
+    assert process._spin(None, 4) == process.SPIN_S > 0
+    assert process._spin(None, 5) == 0.0  # more processes than cores: block at once
+    assert process._spin(0, 2) == 0.0 and process._spin(0.01, 9) == 0.01
+    for bad in (-0.001, 2, True, "0.1", None.__class__):
+        with pytest.raises(ValueError, match=r"spin_s must be a number of seconds from 0 to 1 \(0: always block\), got"):
+            ProcessBatchedEnv("frying_master_v1", 2, workers=2, spin_s=bad)

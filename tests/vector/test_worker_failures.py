@@ -47,21 +47,21 @@ def _die():
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _vector_worker_raising(conn, env_id, num_games, env_kwargs, buffers=None):
+def _vector_worker_raising(conn, env_id, num_games, env_kwargs, buffers=None, spin_s=0.0):
     if num_games == FAULTY_SHARD_GAMES:
         process.COMMANDS["step"] = _fail_on_second(process.COMMANDS["step"], _raise)
-    process._worker(conn, env_id, num_games, env_kwargs, buffers)
+    process._worker(conn, env_id, num_games, env_kwargs, buffers, spin_s)
 
 
-def _vector_worker_dying(conn, env_id, num_games, env_kwargs, buffers=None):
+def _vector_worker_dying(conn, env_id, num_games, env_kwargs, buffers=None, spin_s=0.0):
     process.COMMANDS["step"] = _fail_on_second(process.COMMANDS["step"], _die)
-    process._worker(conn, env_id, num_games, env_kwargs, buffers)
+    process._worker(conn, env_id, num_games, env_kwargs, buffers, spin_s)
 
 
-def _vector_worker_not_building(conn, env_id, num_games, env_kwargs, buffers=None):
+def _vector_worker_not_building(conn, env_id, num_games, env_kwargs, buffers=None, spin_s=0.0):
     if num_games == FAULTY_SHARD_GAMES:
         env_kwargs = {**env_kwargs, "no_such_option": 1}
-    process._worker(conn, env_id, num_games, env_kwargs, buffers)
+    process._worker(conn, env_id, num_games, env_kwargs, buffers, spin_s)
 
 
 def _bridge_worker_raising(conn, settings, copy_indices):
@@ -181,7 +181,7 @@ def test_an_exception_in_this_process_shard_is_raised_as_itself_once_the_workers
     venv = closing(ProcessBatchedEnv(ENV_ID, 2, workers=2, env_kwargs=KWARGS))
     ref = BatchedEnv(ENV_ID, 2, KWARGS)
     masks = venv.reset(seed=0)[1]
-    monkeypatch.setattr(venv._local, "_advance", lambda actions: 1 / 0)
+    monkeypatch.setattr(venv._local, "_advance", lambda actions, checked=False: 1 / 0)
     with pytest.raises(ZeroDivisionError):
         venv.step(random_legal_actions(np.random.default_rng(0), masks))
     monkeypatch.undo()
