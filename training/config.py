@@ -87,6 +87,10 @@ SCHEMA = Section("config", {
                                 "also save the checkpoint every this many timesteps (0: at the end and on Ctrl-C only)"),
         "progress_bar": Key(Flag(), True, "show a progress bar with rate and ETA"),
         "device": Key(OneOf(("cpu", "auto", "cuda")), "cpu", "torch device of the learner"),
+        "init_from": Key(Text(allow_none=True, description="a checkpoint directory"), None,
+                         "start PPO from this checkpoint's policy and value weights instead of random ones (same env, "
+                         "observation and action spaces, algorithm.net_arch and activation, normalize_observations; "
+                         "its optimizer state and step counters are not taken); needs pretrain.steps 0; null: none"),
     }), None, ""),
     "pretrain": Key(Section("pretrain", {
         "steps": Key(Number(integer=True, low=0), 0,

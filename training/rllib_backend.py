@@ -77,6 +77,7 @@ UNSUPPORTED = {
     "algorithm.target_kl": "SB3's early stop of an update has no RLlib PPO counterpart",
     "algorithm.normalize_advantage": "RLlib's PPO always standardises advantages",
     "training.device": "the RLlib backend learns on the CPU only",
+    "training.init_from": "starting from an SB3 checkpoint's weights is the SB3 backend's (its module is another network)",
 }
 
 
@@ -102,6 +103,8 @@ def check_supported(cfg: dict, plan: Any, resume: bool = False, address: str | N
         refuse("algorithm.target_kl", a["target_kl"], UNSUPPORTED["algorithm.target_kl"])
     if not a["normalize_advantage"]:
         refuse("algorithm.normalize_advantage", False, UNSUPPORTED["algorithm.normalize_advantage"])
+    if t["init_from"] is not None:
+        refuse("training.init_from", t["init_from"], UNSUPPORTED["training.init_from"])
     if t["device"] != "cpu":
         refuse("training.device", t["device"], UNSUPPORTED["training.device"])
     if resume and ck.is_checkpoint(plan.checkpoint_dir):

@@ -79,6 +79,7 @@ class RunPlan:
                                 + (" (value head too)" if p["value"] else "")
                                 + (f", then {p['dagger_rounds']} DAgger rounds of {p['dagger_steps']:,} samples"
                                    if p["dagger_rounds"] else "") if p["steps"] else "none"),
+            *([f"start from   the weights of {t['init_from']}"] if t.get("init_from") else []),
             f"timesteps    {t['total_timesteps']:,} (seed {t['seed']})",
             f"evaluation   {self.cfg['evaluation']['games']} games per row"
             + (f"; sweep over {len(self.sweep)} combination(s): " + ", ".join(_combo_label(c) for c in self.sweep)
@@ -160,6 +161,55 @@ def plan_run(cfg: dict, resume: bool = False) -> RunPlan:
     return plan
 
 
+def init_source(cfg: dict, env_spec: EnvSpec) -> dict:
+    """The metadata of ``training.init_from``'s checkpoint, checked before anything is
+    written: a verified checkpoint of this env's version that fits its spaces (option
+    differences that leave them alone, e.g. another difficulty, are warned about),
+    with this config's network and observation scaling; ConfigError naming what differs."""
+    src = Path(cfg["training"]["init_from"])
+    key = "config key training.init_from"
+    if cfg["pretrain"]["steps"] > 0:
+        raise ConfigError(f"{key} and pretrain.steps {cfg['pretrain']['steps']:,} contradict each other: a run starts "
+                          "either from a checkpoint's weights or from behaviour cloning; set pretrain.steps=0 or "
+                          "training.init_from=null")
+    if not ck.is_checkpoint(src):
+        raise ConfigError(f"{key}: no checkpoint at {src} (no {ck.METADATA_FILE}); allowed: a checkpoint directory, "
+                          "e.g. checkpoints/wok_star/main")
+    try:
+        meta = ck.verify_file(src)
+        ck.check_env_version(meta, f"{key} {src}")
+        ck.check_env(meta, env_spec, f"{key} {src}")
+        _, arch = ck.model_settings(meta, f"{key} {src}")
+    except ck.CheckpointError as e:
+        raise ConfigError(str(e)) from e
+    if meta["algorithm"] != "MaskablePPO":
+        raise ConfigError(f"{key}: {src} holds {meta['algorithm']!r}; allowed: a MaskablePPO checkpoint")
+    a = cfg["algorithm"]
+    want = {"net_arch": [int(h) for h in a["net_arch"]], "activation": a["activation"]}
+    if arch != want:
+        raise ConfigError(f"{key}: {src}'s network is {arch}, this config's is {want}; set algorithm.net_arch and "
+                          "algorithm.activation to the checkpoint's")
+    normalized = bool(meta["observation"].get("normalized", True))
+    if normalized != cfg["training"]["normalize_observations"]:
+        raise ConfigError(f"{key}: {src} was trained with normalize_observations={normalized}, this config has "
+                          f"{cfg['training']['normalize_observations']}; set training.normalize_observations="
+                          f"{str(normalized).lower()}")
+    return meta
+
+
+def _start_from(model: Any, cfg: dict, env_spec: EnvSpec, log: Callable[[str], None]) -> dict:
+    """Load ``training.init_from``'s policy and value weights into the fresh ``model``;
+    returns what the checkpoint's metadata records of it."""
+    src = cfg["training"]["init_from"]
+    meta = init_source(cfg, env_spec)
+    source, _ = ck.load_checkpoint(src, env_spec, device=cfg["training"]["device"])
+    model.policy.load_state_dict(source.policy.state_dict())
+    log(f"starting from the weights of {src} ({int(meta['timesteps']):,} timesteps, trained for "
+        f"{meta['env_id']})")
+    return {"path": str(src), "model_sha256": meta["model_sha256"], "timesteps": int(meta["timesteps"]),
+            "description": meta.get("description")}
+
+
 def _check_plan(plan: RunPlan, resume: bool) -> None:
     cfg, env_spec = plan.cfg, plan.env_spec
     # who plays: the other seats, the teacher (cloning runs only on a fresh run), the evaluation's line-ups
@@ -169,6 +219,8 @@ def _check_plan(plan: RunPlan, resume: bool) -> None:
                 _check_policy(k, env_spec, f"seats.others.{k}")
     if cfg["pretrain"]["steps"] > 0 and not resume:
         _check_policy(cfg["pretrain"]["teacher"], env_spec, "pretrain.teacher")
+    if cfg["training"]["init_from"] is not None and not resume:
+        init_source(cfg, env_spec)
     ev = cfg["evaluation"]
     for i, o in enumerate(ev["against"]):
         _check_policy(o, env_spec, f"evaluation.against[{i}]")
@@ -400,6 +452,7 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     log(plan.describe())
     venv = VecMonitor(MultiAgentVecEnv(plan.settings, t["env_copies"], t["workers"]))
     kwargs, policy_kwargs = _ppo_kwargs(cfg)
+    started_from = (resumed or {}).get("init_from")
     try:
         if resume:
             model, meta = ck.load_checkpoint(ckpt_dir, plan.env_spec, device=t["device"], env=venv)
@@ -408,6 +461,8 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
         else:
             model = MaskablePPO("MlpPolicy", venv, seed=t["seed"], device=t["device"], verbose=0,
                                 policy_kwargs=policy_kwargs, **kwargs)
+            if t["init_from"] is not None:
+                started_from = _start_from(model, cfg, plan.env_spec, log)
         if overwrite:  # only now, with everything checked and built: the old run goes
             for p in (ckpt_dir, run_dir):
                 if p.is_dir():
@@ -434,7 +489,7 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
                 seed=t["seed"], complete=complete, training_config=public(cfg), evaluation=evaluation,
                 extra={"description": cfg.get("description"), "learner_seats": plan.learners,
                        "reward": plan.reward_mode, "kind": "cooperative" if plan.cooperative else "competitive",
-                       "pretrain": pretrained,
+                       "pretrain": pretrained, "init_from": started_from,
                        "training_seconds": round(earlier_seconds + time.perf_counter() - t0, 1),
                        "steps_per_second": round((model.num_timesteps - start_steps) / max(1e-9, time.perf_counter() - t_ppo), 1)})
             tmp = ckpt_dir / "config.yaml.tmp"

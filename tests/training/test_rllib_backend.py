@@ -138,6 +138,16 @@ def test_a_key_without_rllib_meaning_is_refused_before_ray_starts(item, key, tmp
     assert not (tmp_path / "ck").exists()
 
 
+def test_init_from_is_refused_by_the_rllib_backend_before_ray_starts(tmp_path):
+    config = _yaml(tmp_path, FRY, "{players: 2}", "seats:\n  others: {random: 1}\n")
+    r = _cli("train", "--config", str(config), "--backend", "rllib", "--set", "algorithm.net_arch=[256, 256]",
+             "--set", f"training.init_from={ROOT / 'checkpoints' / 'frying_master' / 'main'}", timeout=60)
+    assert r.returncode == 2, r.stderr
+    err = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+    assert len(err) == 1 and "training.init_from" in err[0] and "not supported by the RLlib backend" in err[0], r.stderr
+    assert RAY_STARTED not in r.stderr + r.stdout
+
+
 def test_address_needs_the_rllib_backend_and_resume_needs_a_checkpoint(tmp_path):
     config = _yaml(tmp_path, FRY, "{players: 2}", "seats:\n  others: {random: 1}\n")
     r = _cli("train", "--config", str(config), "--address", "127.0.0.1:6379", timeout=60)

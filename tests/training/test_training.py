@@ -84,6 +84,57 @@ def test_resume_continues_to_the_new_total(toy_registry, tmp_path):
         train(load_config(raw=toy_config(tmp_path, name="other")), resume=True, **QUIET)
 
 
+class _WeightsAtStart(BaseCallback):
+    """The policy's tensors when PPO starts (before its first update)."""
+
+    def _on_training_start(self) -> None:
+        self.weights = {k: v.detach().clone() for k, v in self.model.policy.state_dict().items()}
+
+    def _on_step(self) -> bool:
+        return True
+
+
+def test_init_from_starts_ppo_from_a_checkpoints_weights(toy_registry, tmp_path, toy_checkpoint):
+    source, _ = load_checkpoint(toy_checkpoint)
+    cfg = load_config(raw=toy_config(tmp_path, name="tuned", training={"total_timesteps": 256,
+                                                                      "init_from": str(toy_checkpoint)},
+                                     evaluation={"games": 2}))
+    seen, lines = _WeightsAtStart(), []
+    res = train(cfg, extra_callbacks=[seen], log=lines.append)
+    want = source.policy.state_dict()
+    assert seen.weights.keys() == want.keys()
+    assert all(bool((seen.weights[k] == want[k]).all()) for k in want)  # every tensor, before the first update
+    recorded = res.metadata["init_from"]
+    assert recorded["path"] == str(toy_checkpoint) and recorded["model_sha256"] == read_metadata(toy_checkpoint)["model_sha256"]
+    assert any(line.startswith(f"starting from the weights of {toy_checkpoint}") for line in lines)
+    # a fresh run starts elsewhere: the check above is not satisfied by chance
+    fresh = _WeightsAtStart()
+    train(load_config(raw=toy_config(tmp_path, name="fresh", training={"total_timesteps": 256}),
+                      overrides=["evaluation.games=2"]), extra_callbacks=[fresh], **QUIET)
+    assert not all(bool((fresh.weights[k] == want[k]).all()) for k in want)
+    # resuming the tuned run keeps what it started from
+    more = load_config(raw=toy_config(tmp_path, name="tuned", training={"total_timesteps": 512,
+                                                                       "init_from": str(toy_checkpoint)},
+                                      evaluation={"games": 2}))
+    assert train(more, resume=True, **QUIET).metadata["init_from"] == recorded
+
+
+@pytest.mark.parametrize("change,error", [
+    ({"training": {"init_from": "no/such/dir"}}, r"training.init_from: no checkpoint at no/such/dir .*allowed: a checkpoint directory"),
+    ({"pretrain": {"steps": 100}}, r"training.init_from and pretrain.steps 100 contradict each other"),
+    ({"algorithm": {"net_arch": [8]}}, r"training.init_from: .* network is \{'net_arch': \[16, 16\], 'activation': 'tanh'\}, this config's is \{'net_arch': \[8\]"),
+    ({"training": {"normalize_observations": False}}, r"trained with normalize_observations=True, this config has False"),
+    ({"env": {"id": "toy_coop_v0", "options": {"players": 2}}}, r"was trained on 'toy_v0', not 'toy_coop_v0'"),
+])
+def test_init_from_refuses_what_does_not_fit_before_writing_anything(toy_registry, tmp_path, toy_checkpoint, change, error):
+    raw = toy_config(tmp_path, name="tuned", training={"total_timesteps": 256, "init_from": str(toy_checkpoint)})
+    for section, values in change.items():
+        raw[section] = {**raw.get(section, {}), **values}
+    with pytest.raises(ConfigError, match=error):
+        train(load_config(raw=raw), **QUIET)
+    assert not (tmp_path / "checkpoints").exists() and not (tmp_path / "runs").exists()
+
+
 class _SendSigint(BaseCallback):
     def __init__(self, at: int):
         super().__init__()
