@@ -273,11 +273,20 @@ def _ppo_kwargs(cfg: dict) -> tuple[dict, dict]:
     return kwargs, policy_kwargs
 
 
-def reproduce_commands(cfg: dict, plan: RunPlan, ckpt_dir: Path) -> list[str]:
+def training_commands(cfg: dict, sessions: list[dict] | None = None) -> list[str]:
+    """The ``train`` commands that reproduce a checkpoint, into a run named ``retrained``: one per
+    training session recorded in its metadata (``sessions``: the first, then each ``--resume``
+    with its own overrides), or, where the record is missing or incomplete, the config's command."""
+    if sessions and all(isinstance(x.get("command"), str) and x["command"] for x in sessions):
+        return [f"{x['command']} --set name=retrained" for x in sessions]
+    return [command_line(cfg, "--set", "name=retrained")]
+
+
+def reproduce_commands(cfg: dict, plan: RunPlan, ckpt_dir: Path, sessions: list[dict] | None = None) -> list[str]:
     """The commands that reproduce a run's checkpoint and every row of its evaluation table: the
-    training command, then one ``evaluate`` per policy of :func:`evaluation_plan` (its line-ups in
-    the table's order; the config's games, seed and sweep; the checkpoint on its own env, the
-    baselines on the run's env)."""
+    training commands (:func:`training_commands`), then one ``evaluate`` per policy of
+    :func:`evaluation_plan` (its line-ups in the table's order; the config's games, seed and sweep;
+    the checkpoint on its own env, the baselines on the run's env)."""
     import shlex
 
     ev = cfg["evaluation"]
@@ -294,7 +303,7 @@ def reproduce_commands(cfg: dict, plan: RunPlan, ckpt_dir: Path) -> list[str]:
         common.append("--sample")
     env = ["--env", plan.env_spec.env_id] + [w for k, v in plan.env_spec.options.items() for w in ("--env-set", f"{k}={v}")]
     flag = "--partners" if plan.cooperative else "--against"
-    out = [command_line(cfg, "--set", "name=retrained")]
+    out = training_commands(cfg, sessions)
     for pol, others in lineups.items():
         words = ["python", "-m", "training", "evaluate", pol] + ([] if pol == policy else env)
         if None in others:
@@ -453,6 +462,10 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     venv = VecMonitor(MultiAgentVecEnv(plan.settings, t["env_copies"], t["workers"]))
     kwargs, policy_kwargs = _ppo_kwargs(cfg)
     started_from = (resumed or {}).get("init_from")
+    # the commands of the sessions that made the checkpoint, for evaluation.md's reproduce block
+    sessions = list((resumed or {}).get("sessions") or
+                    ([{"command": None, "from": 0, "to": int(resumed["timesteps"])}] if resumed else []))
+    this_command = command_line(cfg, *(["--resume"] if resume else []))
     try:
         if resume:
             model, meta = ck.load_checkpoint(ckpt_dir, plan.env_spec, device=t["device"], env=venv)
@@ -490,6 +503,8 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
                 extra={"description": cfg.get("description"), "learner_seats": plan.learners,
                        "reward": plan.reward_mode, "kind": "cooperative" if plan.cooperative else "competitive",
                        "pretrain": pretrained, "init_from": started_from,
+                       "sessions": sessions + [{"command": this_command, "from": start_steps,
+                                                "to": int(model.num_timesteps)}],
                        "training_seconds": round(earlier_seconds + time.perf_counter() - t0, 1),
                        "steps_per_second": round((model.num_timesteps - start_steps) / max(1e-9, time.perf_counter() - t_ppo), 1)})
             tmp = ckpt_dir / "config.yaml.tmp"
@@ -547,7 +562,7 @@ def evaluate_run(cfg: dict, plan: RunPlan, ckpt_dir: Path, result: TrainResult, 
     rows = run_evaluation(evaluation_plan(cfg, plan.env_spec, f"checkpoint:{ckpt_dir}"), ev["games"], ev["seed"],
                           ev["workers"], ev["deterministic"], log, sweep=bool(ev["sweep"]))
     table = markdown_table(rows, ev["extras"])
-    commands = "\n".join(reproduce_commands(cfg, plan, ckpt_dir))
+    commands = "\n".join(reproduce_commands(cfg, plan, ckpt_dir, (result.metadata or {}).get("sessions")))
     (ckpt_dir / "evaluation.md").write_text(
         f"# Evaluation of {ckpt_dir}\n\n{ev['games']} seeded games per row (seeds {ev['seed']}..), "
         f"seats rotated; 95% confidence intervals.\n\n{table}\n\nReproduce (training, then each row):\n\n"

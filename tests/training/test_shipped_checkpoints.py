@@ -126,8 +126,13 @@ def test_shipped_evaluation_md_says_how_to_reproduce_it(directory):
     text = (directory / "evaluation.md").read_text()
     block = text.split("Reproduce (training, then each row):", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [shlex.split(line) for line in block.strip().splitlines()]
-    train = build_parser().parse_args(commands[0][3:])
-    assert (ROOT / train.config).is_file()
+    trains = [w for w in commands if w[:4] == ["python", "-m", "training", "train"]]
+    assert trains and commands[:len(trains)] == trains  # the training sessions first (then --resume ones)
+    for words in trains:
+        train = build_parser().parse_args(words[3:])
+        assert (ROOT / train.config).is_file() and "name=retrained" in words
+        assert train.resume == (words is not trains[0])
+    commands = [trains[-1]] + commands[len(trains):]
     summary = json.loads((directory / "evaluation.json").read_text())["rows"]
     for words in commands[1:]:
         args = build_parser().parse_args(words[3:])

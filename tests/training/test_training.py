@@ -210,6 +210,7 @@ def test_evaluation_md_gives_the_commands_that_reproduce_every_row(fixture, requ
     block = text.split("Reproduce (training, then each row):", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [shlex.split(line) for line in block.strip().splitlines()]
     assert commands[0][:4] == ["python", "-m", "training", "train"] and "name=retrained" in commands[0]
+    assert commands[1][:4] == ["python", "-m", "training", "evaluate"]  # one training session: one train line
     want = json.loads((ck / "evaluation.json").read_text())["rows"]
     got = []
     for i, words in enumerate(commands[1:]):
@@ -220,3 +221,32 @@ def test_evaluation_md_gives_the_commands_that_reproduce_every_row(fixture, requ
     capsys.readouterr()
     assert [(r["policy"], r["lineup"], r["games"]) for r in got] == [(r["policy"], r["lineup"], r["games"]) for r in want]
     assert [r["win_rate"] for r in got] == [r["win_rate"] for r in want]
+
+
+def test_a_resumed_runs_reproduce_block_replays_every_session_to_the_same_weights(toy_registry, tmp_path, capsys):
+    """A checkpoint trained in two sessions (the second a --resume with its own override) lists both
+    train commands; run as written they give the same network."""
+    import shlex
+
+    import yaml
+
+    from training.cli import main
+
+    path = tmp_path / "toy.yaml"
+    path.write_text(yaml.safe_dump(toy_config(tmp_path, training={"total_timesteps": 256}, evaluation={"games": 2})))
+    first = train(load_config(path), **QUIET)
+    second = train(load_config(path, overrides=["training.total_timesteps=512"]), resume=True, **QUIET)
+    sessions = second.metadata["sessions"]
+    assert [(x["from"], x["to"] >= 512) for x in sessions] == [(0, False), (first.metadata["timesteps"], True)]
+    text = (second.checkpoint_dir / "evaluation.md").read_text()
+    block = text.split("Reproduce (training, then each row):", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
+    lines = [shlex.split(line) for line in block.strip().splitlines()]
+    trains = [w for w in lines if w[3] == "train"]
+    assert len(trains) == 2 and "--resume" not in trains[0] and "--resume" in trains[1]
+    assert "training.total_timesteps=512" in trains[1] and all("name=retrained" in w for w in trains)
+    for words in trains:
+        assert main(words[3:] + ["--quiet"]) == 0
+    capsys.readouterr()
+    again = tmp_path / "checkpoints" / "toy" / "retrained"
+    a, b = np.load(second.checkpoint_dir / "actor.npz"), np.load(again / "actor.npz")
+    assert sorted(a.files) == sorted(b.files) and all(np.array_equal(a[k], b[k]) for k in a.files)
