@@ -405,10 +405,12 @@ def check_env(meta: dict, env_spec: EnvSpec, where: str = "", strict: bool = Fal
     diff = sorted(k for k in set(trained) | set(now) if trained.get(k) != now.get(k) and k != "illegal_action")
     diff_text = ", ".join(f"{k}={trained.get(k)!r} (trained) vs {now.get(k)!r}" for k in diff)
     if hard:
+        fits = shipped_fitting(env_spec)
         raise CheckpointError(
             f"{where} does not fit {env_spec.label()}: " + "; ".join(hard)
             + (f" (option differences: {diff_text})" if diff else "")
             + "; use a checkpoint trained with these options"
+            + (f" (shipped: {', '.join(f'checkpoint:{d}' for d in fits)})" if fits else "")
         )
     soft = []
     if diff:
@@ -617,6 +619,33 @@ def read_manifest(root: str | Path = "checkpoints") -> dict[str, dict[str, str]]
             raise CheckpointError(f"{path}: entry {name!r} must map file names (metadata.json included) to "
                                   f"SHA-256 digests")
     return entries
+
+
+#: The project's own checkpoints directory (its MANIFEST.json lists the shipped ones).
+REPO_CHECKPOINTS = Path(__file__).resolve().parents[1] / "checkpoints"
+
+
+def shipped_fitting(env_spec: EnvSpec) -> list[str]:
+    """The shipped checkpoints (``checkpoints/<game>/<name>``, as the project names them) whose
+    seats, observation and actions fit ``env_spec``: the hint when another one does not fit
+    (a 4-player game needs a 4-player policy). Empty when the manifest cannot be read."""
+    try:
+        names = sorted(read_manifest(REPO_CHECKPOINTS))
+    except CheckpointError:
+        return []
+    out = []
+    for name in names:
+        try:
+            meta = read_metadata(REPO_CHECKPOINTS / name)
+            have = env_description(env_spec, bool(meta["observation"].get("normalized", True)))
+        except (CheckpointError, KeyError, TypeError, AttributeError):
+            continue
+        if (meta.get("env_id") == have["env_id"] and list(meta["agents"]) == have["agents"]
+                and list(meta["observation"]["raw_shape"]) == have["observation"]["raw_shape"]
+                and meta["observation"].get("bounds_sha256") == have["observation"]["bounds_sha256"]
+                and int(meta["action_space"]["n"]) == have["action_space"]["n"]):
+            out.append(f"checkpoints/{name}")
+    return out
 
 
 def shipped_checkpoints(root: str | Path = "checkpoints") -> list[Path]:

@@ -291,3 +291,19 @@ def test_a_checkpoint_of_a_replaced_env_version_is_refused_naming_both_versions(
     r = subprocess.run([sys.executable, "-m", "training", "evaluate", f"checkpoint:{d}", "--games", "1"],
                        cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert r.returncode == 2 and f"was trained for {old}" in r.stderr, r.stderr[-2000:]
+
+
+def test_a_checkpoint_that_does_not_fit_names_the_shipped_ones_that_do():
+    from training.checkpoints import CheckpointError, check_env, read_metadata, shipped_fitting
+    from training.envspec import EnvSpec
+
+    two = EnvSpec.resolve("frying_master_v1", {"players": 2})
+    three = EnvSpec.resolve("frying_master_v1", {"players": 3})
+    assert "checkpoints/frying_master/main" in shipped_fitting(two)
+    assert "checkpoints/frying_master/main" not in shipped_fitting(three)
+    assert "checkpoints/frying_master/3p" in shipped_fitting(three)
+    memory = EnvSpec.resolve("waroong_wars_v1", {"players": 3, "own_picks": True})
+    assert shipped_fitting(memory) == ["checkpoints/waroong_wars/memory"]  # the option changes the observation
+    with pytest.raises(CheckpointError, match=r"players=2 \(trained\) vs 3.*; use a checkpoint trained with these "
+                                              r"options \(shipped: checkpoint:checkpoints/frying_master/3p"):
+        check_env(read_metadata(ROOT / "checkpoints" / "frying_master" / "main"), three, "checkpoint")
