@@ -149,6 +149,8 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
             raise ConfigError(f"policy spec {text!r}: style is empty; allowed: a style name, e.g. heuristic?style=soloist")
         options[k] = v
     return PolicySpec("heuristic", options=options, text=s)
+
+
 def _parse_planner_spec(text: str, s: str) -> PolicySpec:
     """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&horizon=..][&seed=..]`` (the search
     player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``)."""
@@ -208,7 +210,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     game = env_spec.env_id.rsplit("_v", 1)[0]
     determinize = importlib.import_module(f"envs.{game}.determinize").determinize
     rollout = o.get("rollout", "heuristic")
-    if rollout == "checkpoint" or rollout.startswith("checkpoint:"):
+    if rollout.startswith("checkpoint:"):
         actor = load_checkpoint_policy(parse_spec(rollout), env_spec)
         roll = Rollout(lambda: actor, raw.encoder.observe)
     elif rollout == "random":

@@ -200,9 +200,8 @@ def init_source(cfg: dict, env_spec: EnvSpec) -> dict:
 def _start_from(model: Any, cfg: dict, env_spec: EnvSpec, log: Callable[[str], None]) -> dict:
     """Load ``training.init_from``'s policy and value weights into the fresh ``model``;
     returns what the checkpoint's metadata records of it."""
-    src = cfg["training"]["init_from"]
-    meta = init_source(cfg, env_spec)
-    source, _ = ck.load_checkpoint(src, env_spec, device=cfg["training"]["device"])
+    src = cfg["training"]["init_from"]  # checked by plan_run (init_source) before anything was written
+    source, meta = ck.load_checkpoint(src, env_spec, device=cfg["training"]["device"])
     model.policy.load_state_dict(source.policy.state_dict())
     log(f"starting from the weights of {src} ({int(meta['timesteps']):,} timesteps, trained for "
         f"{meta['env_id']})")
@@ -277,9 +276,18 @@ def training_commands(cfg: dict, sessions: list[dict] | None = None) -> list[str
     """The ``train`` commands that reproduce a checkpoint, into a run named ``retrained``: one per
     training session recorded in its metadata (``sessions``: the first, then each ``--resume``
     with its own overrides), or, where the record is missing or incomplete, the config's command."""
-    if sessions and all(isinstance(x.get("command"), str) and x["command"] for x in sessions):
+    if valid_sessions(sessions) and all(x["command"] for x in sessions):
         return [f"{x['command']} --set name=retrained" for x in sessions]
     return [command_line(cfg, "--set", "name=retrained")]
+
+
+def valid_sessions(sessions: Any) -> bool:
+    """Whether a checkpoint's ``sessions`` record (read from its metadata file) has the shape the
+    trainer writes: a non-empty list of ``{"command": str or None, "from": int, "to": int}``."""
+    return (isinstance(sessions, list) and bool(sessions) and all(
+        isinstance(x, dict) and (x.get("command") is None or isinstance(x.get("command"), str))
+        and all(isinstance(x.get(k), int) and not isinstance(x.get(k), bool) for k in ("from", "to"))
+        for x in sessions))
 
 
 def reproduce_commands(cfg: dict, plan: RunPlan, ckpt_dir: Path, sessions: list[dict] | None = None) -> list[str]:
@@ -463,8 +471,9 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     kwargs, policy_kwargs = _ppo_kwargs(cfg)
     started_from = (resumed or {}).get("init_from")
     # the commands of the sessions that made the checkpoint, for evaluation.md's reproduce block
-    sessions = list((resumed or {}).get("sessions") or
-                    ([{"command": None, "from": 0, "to": int(resumed["timesteps"])}] if resumed else []))
+    recorded = (resumed or {}).get("sessions")
+    sessions = list(recorded) if valid_sessions(recorded) else \
+        ([{"command": None, "from": 0, "to": int(resumed["timesteps"])}] if resumed else [])
     this_command = command_line(cfg, *(["--resume"] if resume else []))
     try:
         if resume:

@@ -250,3 +250,15 @@ def test_a_resumed_runs_reproduce_block_replays_every_session_to_the_same_weight
     again = tmp_path / "checkpoints" / "toy" / "retrained"
     a, b = np.load(second.checkpoint_dir / "actor.npz"), np.load(again / "actor.npz")
     assert sorted(a.files) == sorted(b.files) and all(np.array_equal(a[k], b[k]) for k in a.files)
+
+
+def test_a_malformed_sessions_record_falls_back_to_the_configs_command():
+    from training.trainer import training_commands, valid_sessions
+
+    cfg = {"_path": "configs/x.yaml", "_overrides": []}
+    good = [{"command": "python -m training train --config configs/x.yaml", "from": 0, "to": 5}]
+    assert valid_sessions(good) and training_commands(cfg, good) == [good[0]["command"] + " --set name=retrained"]
+    for bad in (None, [], "x", [1], [{"command": 3, "from": 0, "to": 1}], [{"command": "c", "from": "0", "to": 1}],
+                [{"command": None, "from": 0, "to": 1}]):  # the last: valid but incomplete
+        assert training_commands(cfg, bad) == ["python -m training train --config configs/x.yaml --set name=retrained"]
+    assert not valid_sessions([{"command": "c", "from": True, "to": 1}])
