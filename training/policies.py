@@ -53,9 +53,9 @@ from training.obs import SeatEncoder
 BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
-             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score][&seed=N]")
+             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score][&arms=game|all][&seed=N]")
 #: the planner spec's options (docs/search.md)
-PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "horizon", "seed")
+PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "horizon", "arms", "seed")
 
 
 @dataclass(frozen=True)
@@ -152,7 +152,7 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
 
 
 def _parse_planner_spec(text: str, s: str) -> PolicySpec:
-    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&horizon=..][&seed=..]`` (the search
+    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&horizon=..][&arms=..][&seed=..]`` (the search
     player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``)."""
     _, _, query = s.partition("?")
     if "?" in s and not query:
@@ -190,6 +190,11 @@ def _planner_option(text: str, k: str, v: str):
         return ms
     if k == "horizon" and v == "score":
         return v
+    if k == "arms":
+        if v in ("game", "all"):
+            return v
+        raise ConfigError(f"policy spec {text!r}: arms={v!r}; allowed: game (the game's choice of decisions and "
+                          f"moves to search) or all (every decision, every legal move)")
     low, high = {"sims": (1, 10 ** 7), "samples": (1, 10 ** 5), "horizon": (0, 10 ** 7), "seed": (0, 2 ** 63 - 1)}[k]
     if not v.isdigit() or not low <= int(v) <= high:
         extra = " or score" if k == "horizon" else ""
@@ -223,8 +228,10 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     budget = SearchBudget(ms=None if "sims" in o else o.get("ms", 100.0), sims=o.get("sims"),
                           samples=o.get("samples", 16), horizon=o.get("horizon", 0))
     spec_seed = o.get("seed")
+    arms = None if o.get("arms", "game") == "all" else \
+        importlib.import_module(f"envs.{game}.determinize").search_arms
     planner = Planner(determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
-                      seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks)
+                      seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms)
     env.close()
     pol = PlannerPolicy(planner, name=ps.label, seed=spec_seed)
     if seed is not None:

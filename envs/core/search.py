@@ -8,7 +8,11 @@ Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
    generator) re-sampled consistently with what the deciding seat has seen, never read from
    the true state. Sample ``k`` is drawn the first time a simulation needs it (progressive
    per-sample determinisation); world ``m`` is sample ``m mod samples`` with its own seed.
-2. **Select** a root action by UCB1 (mean value + ``c * sqrt(ln N / n_a)``) over the
+2. **Select** the arms worth searching: by default the game's choice (``search_arms`` of its
+   determinize.py: the decisions with a real choice and their candidate moves; any other
+   decision is the rollout policy's move, unsearched), each next simulation to the open arm
+   played least; with ``arms=all`` every legal action, by UCB1
+   (mean value + ``c * sqrt(ln N / n_a)``) over the
    *active* legal actions. Progressive widening: the arms open one at a time, the rollout
    policy's own choice first, then ``noop``, then the rest in a seeded random order, so that
    about ``1 + sqrt(N)`` arms are active after ``N`` simulations (every arm once the budget
@@ -49,6 +53,9 @@ from envs.core.seeding import make_rng
 
 #: ``determinize(engine, viewer, rng, own_actions) -> engine``: see each game's determinize.py
 Determinizer = Callable[[GameEngine, str, np.random.Generator, Sequence[int]], GameEngine]
+#: ``search_arms(engine, agent, first, legal) -> arms``: the root actions worth searching (each
+#: game's determinize.py); ``first`` (the rollout policy's choice) leads, fewer than two: no search
+ArmChooser = Callable[[GameEngine, str, int, Sequence[int]], Sequence[int]]
 #: UCB1's exploration constant for values in about [0, 1]
 EXPLORATION = 0.7
 #: how many standard errors a paired gain over the rollout policy's own choice must exceed
@@ -131,12 +138,16 @@ class Planner:
 
     ``determinize``: the game's determinisation; ``rollout``: the simulations' policy;
     ``cooperative``: value the team's outcome (Wok Star) instead of the seat's own;
-    ``max_ticks``: the env's truncation tick (rollouts stop there too)."""
+    ``max_ticks``: the env's truncation tick (rollouts stop there too); ``arms``: the game's
+    choice of the root actions worth searching (``search_arms`` of its determinize.py: only the
+    decisions with a real choice are searched, over their candidates, balanced: :meth:`_balanced`), or ``None``: every
+    decision with two legal actions or more, over all of them (progressive widening)."""
 
     def __init__(self, determinize: Determinizer, rollout: Rollout, budget: SearchBudget, *,
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
-                 clock: Callable[[], float] = time.process_time):
+                 clock: Callable[[], float] = time.process_time, arms: ArmChooser | None = None):
         self.determinize = determinize
+        self.arms = arms
         self.rollout = rollout
         self.root = rollout.fresh()  # the rollout policy's own move at the table (never in a simulation)
         self.budget = budget
@@ -163,7 +174,17 @@ class Planner:
         start = self.clock()
         b = self.budget
         deadline = None if b.ms is None else start + b.ms / 1000.0
-        arms = self._arm_order(engine, agent, [int(a) for a in legal])
+        legal_list = [int(a) for a in legal]
+        if self.arms is None:
+            arms = self._arm_order(engine, agent, legal_list)
+            widen = True
+        else:
+            first = self.root.act(engine, agent)
+            arms = self._game_arms(engine, agent, first, legal_list)
+            if len(arms) < 2:
+                return first
+            arms = self._order(first, arms)
+            widen = False
         n = np.zeros(len(arms))
         w = np.zeros(len(arms))
         vals: list[list[float]] = [[] for _ in arms]
@@ -174,7 +195,7 @@ class Planner:
                 break
             if deadline is not None and i > 0 and self.clock() >= deadline:
                 break
-            j = self._select(n, w, i)
+            j = self._select(n, w, i) if widen else self._balanced(n, i)
             m = int(n[j])  # this arm's m-th visit plays world m, as every arm's does (common random numbers)
             while m >= len(worlds):
                 k = len(worlds) % b.samples
@@ -190,6 +211,15 @@ class Planner:
         self.stats["simulations"] += i
         self.stats["seconds"] += self.clock() - start
         return arms[self._choose(vals)]
+
+    def _game_arms(self, engine: GameEngine, agent: str, first: int, legal: list[int]) -> list[int]:
+        """The game's candidates (``search_arms``), checked: legal, distinct, ``first`` leading."""
+        arms = [int(a) for a in self.arms(engine, agent, first, legal)]
+        ok = set(legal)
+        if arms and (arms[0] != first or len(set(arms)) != len(arms) or not ok.issuperset(arms)):
+            raise ValueError(f"search_arms gave {arms} for {agent}: they must be distinct legal actions "
+                             f"({sorted(ok)}) led by the rollout policy's choice {first}")
+        return arms
 
     @staticmethod
     def _choose(vals: list[list[float]]) -> int:
@@ -212,11 +242,21 @@ class Planner:
     def _arm_order(self, engine: GameEngine, agent: str, legal: list[int]) -> list[int]:
         """The rollout policy's own choice (public information only), then ``noop``, then the rest
         in a seeded random order: the order in which progressive widening opens the arms."""
-        first = self.root.act(engine, agent)
-        rest = [a for a in legal if a != first and a != NOOP]
+        return self._order(self.root.act(engine, agent), legal)
+
+    def _order(self, first: int, candidates: Sequence[int]) -> list[int]:
+        rest = [a for a in candidates if a != first and a != NOOP]
         rest = [rest[i] for i in self.rng.permutation(len(rest))]
-        head = [first] + ([NOOP] if NOOP in legal and first != NOOP else [])
+        head = [first] + ([NOOP] if NOOP in candidates and first != NOOP else [])
         return head + rest
+
+    @staticmethod
+    def _balanced(n: np.ndarray, i: int) -> int:
+        """The game's arms: opened one at a time as in :meth:`_select` (about ``1 + sqrt(N)`` after
+        ``N`` simulations), each next simulation to the open arm played least (the earlier on a
+        tie), so that open arms play the same worlds and the paired rule has equal samples."""
+        active = min(len(n), 1 + int(math.isqrt(i)))
+        return int(np.argmin(n[:active]))
 
     @staticmethod
     def _select(n: np.ndarray, w: np.ndarray, i: int) -> int:

@@ -131,3 +131,16 @@ def _fill(slots: list[Callable[[int], bool]], pool: list[int], rng: np.random.Ge
         return False
 
     return chosen if place(0) else None
+
+
+def search_arms(engine: "FryingMasterEngine", agent: str, first: int, legal: Sequence[int]) -> list[int]:
+    """The decisions the search player searches, and over which moves (public information only:
+    the phase and the mask): **which Order Plate pile to draw from** (at setup and after each
+    order), the one choice whose effect a round's rollouts can tell apart from their noise. Every
+    other tick's move (which card to lift or flip, when to serve or tip) costs or gains a tick or
+    two, well below a round's spread, and is played as the rollout policy plays it: searching
+    those ticks too (``arms=all``) measured worse than the heuristic itself (docs/search.md)."""
+    draws = [a for a in engine.ix.draw if a in legal]
+    if first in draws and len(draws) > 1:
+        return [first] + [a for a in draws if a != first]
+    return []

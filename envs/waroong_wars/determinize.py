@@ -121,3 +121,10 @@ def _counts(cards: Sequence[int], n: int) -> list[int]:
     for t in cards:
         out[t] += 1
     return out
+
+
+def search_arms(engine: "WaroongEngine", agent: str, first: int, legal: Sequence[int]) -> list[int]:
+    """The decisions the search player searches, and over which moves: every decision with a
+    choice (the game is turn-based: each pick, cooking choice and power is a real one), over
+    every legal move, the rollout policy's choice first."""
+    return [first] + [a for a in legal if a != first] if len(legal) > 1 else []

@@ -23,6 +23,7 @@ import numpy as np
 
 from envs.core.seeding import make_rng
 from envs.wok_star.cards import EVENT_CARD_BASE, is_event_card
+from envs.wok_star.legality import DECISION_PHASES
 
 if TYPE_CHECKING:
     from envs.wok_star.engine import WokStarEngine
@@ -56,3 +57,15 @@ def determinize(engine: "WokStarEngine", viewer: str, rng: np.random.Generator,
     out.rng = make_rng(int(rng.integers(2 ** 63)))
     out.touch()
     return out
+
+
+def search_arms(engine: "WokStarEngine", agent: str, first: int, legal: Sequence[int]) -> list[int]:
+    """The decisions the search player searches, and over which moves (public information only:
+    the phase): the turn-based ones (setup: characters, Ingredient cards, the third die; the
+    Fortune cubes; Next Day Prep's purchases), over every legal move, the rollout policy's choice
+    first. While the timers run (``open``, ``wash``, ``closed``) a chef's move costs or gains a
+    tick of a day's work, below what a day's rollouts can tell apart from their noise, and it is
+    played as the rollout policy plays it."""
+    if engine.phase not in DECISION_PHASES or len(legal) < 2:
+        return []
+    return [first] + [a for a in legal if a != first]

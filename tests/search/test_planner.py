@@ -22,6 +22,8 @@ from training.policies import make_policy
 
 ROOT = Path(__file__).resolve().parents[2]
 SHORT = "planner?sims=8&samples=4&horizon=15"
+#: every decision searched, over every legal move (``arms=all``): the search at every position
+SHORT_ALL = SHORT + "&arms=all"
 PER_COUNT = [(e, kw) for e in envs.ENV_IDS for kw in one_config_per_player_count(e)]
 
 
@@ -31,7 +33,7 @@ def test_the_planner_plays_only_legal_actions(env_id, kwargs):
     env = spec.make()  # illegal_action="raise": an illegal action would raise in step
     obs, _ = env.reset(seed=2)
     agents = env.possible_agents
-    planner = make_policy(SHORT, spec, seed=0)
+    planner = make_policy(SHORT_ALL, spec, seed=0)
     others = {a: make_policy("heuristic", spec) for a in agents}
     seats = {agents[0], agents[-1]}
     for _ in range(40):
@@ -45,14 +47,15 @@ def test_the_planner_plays_only_legal_actions(env_id, kwargs):
     assert planner.planner.stats["searched"] > 0
 
 
+@pytest.mark.parametrize("arms", ["game", "all"])
 @pytest.mark.parametrize("env_id", envs.ENV_IDS)
-def test_decisions_repeat_for_a_seed(env_id):
+def test_decisions_repeat_for_a_seed(env_id, arms):
     spec = EnvSpec.resolve(env_id)
 
     def play(seed: int) -> list[int]:
         env = spec.make()
         obs, _ = env.reset(seed=7)
-        pol = make_policy(SHORT, spec, seed=seed)
+        pol = make_policy(f"{SHORT}&arms={arms}", spec, seed=seed)
         h = {a: make_policy("heuristic", spec) for a in env.possible_agents}
         out = []
         for _ in range(25):
@@ -81,8 +84,8 @@ def test_states_that_differ_only_in_hidden_information_get_the_same_decisions(en
             assert other.to_dict() != eng.to_dict()
             obs = {"action_mask": eng.action_mask(viewer)}
             for seed in (0, 1):
-                a = make_policy(SHORT, spec, seed=seed).act(obs, viewer, _Table(eng))
-                b = make_policy(SHORT, spec, seed=seed).act(obs, viewer, _Table(other))
+                a = make_policy(SHORT_ALL, spec, seed=seed).act(obs, viewer, _Table(eng))
+                b = make_policy(SHORT_ALL, spec, seed=seed).act(obs, viewer, _Table(other))
                 assert a == b
             checked += 1
     assert checked
@@ -185,3 +188,126 @@ def test_the_speed_table_of_performance_md_is_what_the_command_prints(capsys):
     assert speed.main(["--seconds", "0.01", "--sims", "2", "--env", "frying_master_v1"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == header and out[2].startswith("| frying_master_v1 | 3 |")
+
+
+# ---------------------------------------------------------------- which decisions are searched
+def _play_until(env_id: str, kwargs: dict, seed: int, stop) -> tuple:
+    """(env, engine) after heuristic play of every seat until ``stop(engine)`` holds."""
+    spec = EnvSpec.resolve(env_id, kwargs)
+    env = spec.make()
+    obs, _ = env.reset(seed=seed)
+    h = {a: make_policy("heuristic", spec) for a in env.possible_agents}
+    eng = env.unwrapped.engine
+    for _ in range(5000):
+        if stop(eng) or not env.agents:
+            break
+        obs, *_ = env.step({a: h[a].act(obs[a], a, env) for a in env.agents})
+    assert stop(eng), "the position was not reached"
+    return spec, env, eng
+
+
+def _searched(spec, env, agent: str, text: str = SHORT) -> tuple[int, int]:
+    """(the planner's action, how many decisions it searched) for ``agent`` now."""
+    pol = make_policy(text, spec, seed=0)
+    eng = env.unwrapped.engine
+    a = pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+    return a, pol.planner.stats["searched"]
+
+
+def test_frying_master_searches_which_pile_to_draw_and_plays_the_rest_as_its_rollout_policy():
+    from envs.frying_master.determinize import search_arms
+    from envs.frying_master.heuristic import decide
+
+    drawing = lambda e: e.phase in ("play", "countdown") and any(
+        len([d for d in e.ix.draw if e.action_mask(a)[d]]) == 2 and decide(e.public_view(a)) in e.ix.draw
+        for a in e.live_agents())
+    spec, env, eng = _play_until("frying_master_v1", {"players": 2}, 3, drawing)
+    agent = next(a for a in eng.live_agents() if decide(eng.public_view(a)) in eng.ix.draw
+                 and all(eng.action_mask(a)[d] for d in eng.ix.draw))
+    first = decide(eng.public_view(agent))
+    legal = eng.legal_actions(agent)
+    assert search_arms(eng, agent, first, legal) == [first] + [d for d in eng.ix.draw if d != first]
+    a, searched = _searched(spec, env, agent)
+    assert searched == 1 and a in eng.ix.draw
+    # A tick of cooking (lifting, flipping, serving): no search, the heuristic's move.
+    spec, env, eng = _play_until("frying_master_v1", {"players": 2}, 3,
+                                 lambda e: e.phase == "play" and e.tick > 20 and any(
+                                     decide(e.public_view(a)) not in e.ix.draw and len(e.legal_actions(a)) > 2
+                                     for a in e.live_agents()))
+    agent = next(a for a in eng.live_agents() if decide(eng.public_view(a)) not in eng.ix.draw
+                 and len(eng.legal_actions(a)) > 2)
+    first = decide(eng.public_view(agent))
+    assert search_arms(eng, agent, first, eng.legal_actions(agent)) == []
+    assert _searched(spec, env, agent) == (first, 0)
+    # arms=all searches that tick over every legal move.
+    assert _searched(spec, env, agent, SHORT_ALL)[1] == 1
+
+
+def test_wok_star_searches_the_turn_based_decisions_only():
+    from envs.wok_star.determinize import search_arms
+    from envs.wok_star.legality import DECISION_PHASES
+
+    spec, env, eng = _play_until("wok_star_v1", {"players": 2}, 1, lambda e: e.phase == "prep" and any(
+        len(e.legal_actions(a)) > 1 for a in e.live_agents()))
+    agent = next(a for a in eng.live_agents() if len(eng.legal_actions(a)) > 1)
+    legal = eng.legal_actions(agent)
+    assert sorted(search_arms(eng, agent, legal[-1], legal)) == sorted(legal)
+    assert search_arms(eng, agent, legal[-1], legal)[0] == legal[-1]
+    assert _searched(spec, env, agent)[1] == 1
+    spec, env, eng = _play_until("wok_star_v1", {"players": 2}, 1, lambda e: e.phase == "open" and any(
+        len(e.legal_actions(a)) > 2 for a in e.live_agents()))
+    assert "open" not in DECISION_PHASES
+    agent = next(a for a in eng.live_agents() if len(eng.legal_actions(a)) > 2)
+    assert search_arms(eng, agent, 0, eng.legal_actions(agent)) == []
+    assert _searched(spec, env, agent)[1] == 0
+
+
+def test_waroong_wars_searches_every_decision_with_a_choice():
+    from envs.waroong_wars.determinize import search_arms
+
+    spec = EnvSpec.resolve("waroong_wars_v1")
+    env = spec.make()
+    env.reset(seed=0)
+    eng = env.unwrapped.engine
+    agent = eng.live_agents()[0]
+    legal = eng.legal_actions(agent)
+    assert len(legal) > 1 and search_arms(eng, agent, legal[1], legal) == [legal[1], legal[0]] + legal[2:]
+    assert search_arms(eng, agent, legal[0], legal[:1]) == []
+
+
+def test_the_game_arms_open_one_at_a_time_and_share_the_budget_on_the_same_worlds():
+    spec, env, eng = _play_until("wok_star_v1", {"players": 2}, 1, lambda e: e.phase == "prep" and any(
+        len(e.legal_actions(a)) > 3 for a in e.live_agents()))
+    agent = next(a for a in eng.live_agents() if len(eng.legal_actions(a)) > 3)
+    pol = make_policy("planner?sims=9&samples=3&horizon=10", spec, seed=0)
+    played: list[tuple[int, int]] = []
+    real = pol.planner._simulate
+
+    def spy(sample, seed, who, action):
+        played.append((action, seed))
+        return real(sample, seed, who, action)
+
+    pol.planner._simulate = spy
+    pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+    order = list(dict.fromkeys(a for a, _ in played))
+    # opened one at a time (1 + isqrt(N)), each next simulation to the open arm played least
+    assert [order.index(a) for a, _ in played] == [0, 1, 0, 1, 2, 2, 0, 1, 2]
+    for k in range(3):  # an arm's m-th simulation plays world m, as every arm's does
+        seeds = [s for a, s in played if a == order[k]]
+        assert seeds == [s for a, s in played if a == order[0]][:len(seeds)]
+
+
+def test_a_game_arm_chooser_that_breaks_its_contract_is_refused():
+    spec = EnvSpec.resolve("waroong_wars_v1")
+    env = spec.make()
+    env.reset(seed=0)
+    eng = env.unwrapped.engine
+    agent = eng.live_agents()[0]
+    legal = eng.legal_actions(agent)
+    first = make_policy(SHORT, spec, seed=0).planner.root.act(eng, agent)
+    other = next(a for a in legal if a != first)
+    for bad in ([first, 10 ** 6], [first, first], [other, first]):  # illegal, twice, not led by first
+        pol = make_policy(SHORT, spec, seed=0)
+        pol.planner.arms = lambda e, a, f, l, bad=bad: bad
+        with pytest.raises(ValueError, match="distinct legal actions"):
+            pol.act({"action_mask": eng.action_mask(agent)}, agent, env)

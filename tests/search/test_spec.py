@@ -26,7 +26,8 @@ def test_planner_specs_parse_with_their_options():
 
 
 @pytest.mark.parametrize("spec, names", [
-    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, horizon, seed"]),
+    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, horizon, arms, seed"]),
+    ("planner?arms=some", ["arms='some'", "game", "all"]),
     ("planner?ms=0", ["ms='0'", "(0, 600000]"]),
     ("planner?ms=fast", ["ms='fast'", "milliseconds"]),
     ("planner?ms=nan", ["ms='nan'"]),
@@ -50,7 +51,7 @@ def test_a_bad_planner_spec_names_the_problem_and_what_is_allowed(spec, names):
 
 
 def test_every_documented_option_is_accepted():
-    values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "horizon": "5", "seed": "1"}
+    values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "horizon": "5", "arms": "all", "seed": "1"}
     assert set(values) == set(PLANNER_OPTIONS)
     for k, v in values.items():
         assert k in parse_spec(f"planner?{k}={v}").options
@@ -68,6 +69,9 @@ def test_make_policy_builds_the_planner_with_its_budget_and_rollout():
     assert default.budget == SearchBudget(ms=100.0, sims=None, samples=16, horizon=0)
     assert type(default.rollout.make()).__name__ == "HeuristicPolicy"
     assert make_policy("planner", EnvSpec.resolve("wok_star_v1")).planner.cooperative
+    from envs.frying_master.determinize import search_arms
+    assert default.arms is search_arms  # the game's choice of decisions and moves, by default
+    assert make_policy("planner?arms=all", spec).planner.arms is None  # every decision, every move
 
 
 def test_a_checkpoint_rollout_reads_observations():
