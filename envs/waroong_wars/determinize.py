@@ -124,7 +124,13 @@ def _counts(cards: Sequence[int], n: int) -> list[int]:
 
 
 def search_arms(engine: "WaroongEngine", agent: str, first: int, legal: Sequence[int]) -> list[int]:
-    """The decisions the search player searches, and over which moves: every decision with a
-    choice (the game is turn-based: each pick, cooking choice and power is a real one), over
-    every legal move, the rollout policy's choice first."""
-    return [first] + [a for a in legal if a != first] if len(legal) > 1 else []
+    """The decisions the search player searches, and over which moves (public information only:
+    the phase): **the Cooking phase's decisions** (which menu to cook with which cards, the
+    supplements, the powers), over every legal move, the rollout policy's choice first; their
+    worth shows at the next score change, which the rollouts reach. A Shopping pick's worth shows
+    only when the round is cooked, beyond what a decision's rollouts reach cut at the next score
+    change (``horizon=score``): searched that way the picks measured worse than the heuristic's
+    (docs/search.md), so they are played as the rollout policy plays them."""
+    if engine.phase == "draft" or len(legal) < 2:
+        return []
+    return [first] + [a for a in legal if a != first]

@@ -262,7 +262,7 @@ def test_wok_star_searches_the_turn_based_decisions_only():
     assert _searched(spec, env, agent)[1] == 0
 
 
-def test_waroong_wars_searches_every_decision_with_a_choice():
+def test_waroong_wars_searches_the_cooking_decisions_and_plays_the_picks_as_its_rollout_policy():
     from envs.waroong_wars.determinize import search_arms
 
     spec = EnvSpec.resolve("waroong_wars_v1")
@@ -271,8 +271,15 @@ def test_waroong_wars_searches_every_decision_with_a_choice():
     eng = env.unwrapped.engine
     agent = eng.live_agents()[0]
     legal = eng.legal_actions(agent)
-    assert len(legal) > 1 and search_arms(eng, agent, legal[1], legal) == [legal[1], legal[0]] + legal[2:]
+    assert eng.phase == "draft" and len(legal) > 1 and search_arms(eng, agent, legal[1], legal) == []
+    assert _searched(spec, env, agent)[1] == 0
+    spec, env, eng = _play_until("waroong_wars_v1", {}, 0, lambda e: e.phase == "cook" and any(
+        len(e.legal_actions(a)) > 1 for a in e.live_agents()))
+    agent = next(a for a in eng.live_agents() if len(eng.legal_actions(a)) > 1)
+    legal = eng.legal_actions(agent)
+    assert search_arms(eng, agent, legal[1], legal) == [legal[1], legal[0]] + legal[2:]
     assert search_arms(eng, agent, legal[0], legal[:1]) == []
+    assert _searched(spec, env, agent)[1] == 1
 
 
 def test_the_game_arms_open_one_at_a_time_and_share_the_budget_on_the_same_worlds():
@@ -311,3 +318,13 @@ def test_a_game_arm_chooser_that_breaks_its_contract_is_refused():
         pol.planner.arms = lambda e, a, f, l, bad=bad: bad
         with pytest.raises(ValueError, match="distinct legal actions"):
             pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_every_game_says_which_decisions_to_search(env_id):
+    import importlib
+
+    mod = importlib.import_module(f"envs.{env_id.rsplit('_v', 1)[0]}.determinize")
+    assert callable(mod.determinize) and callable(mod.search_arms)
+    spec = EnvSpec.resolve(env_id)
+    assert make_policy("planner", spec).planner.arms is mod.search_arms
