@@ -328,3 +328,26 @@ def test_every_game_says_which_decisions_to_search(env_id):
     assert callable(mod.determinize) and callable(mod.search_arms)
     spec = EnvSpec.resolve(env_id)
     assert make_policy("planner", spec).planner.arms is mod.search_arms
+
+
+def test_a_searched_pile_draw_is_the_same_behind_different_hidden_plates_and_foods():
+    """The default planner (``arms=game``) at a decision it searches: a state that differs only in
+    hidden information (face-down foods, the plates below the piles' tops) gets the same draw."""
+    from envs.frying_master.heuristic import decide
+
+    def drawing(e):
+        return e.phase in ("play", "countdown") and any(
+            decide(e.public_view(a)) in e.ix.draw and all(e.action_mask(a)[d] for d in e.ix.draw)
+            for a in e.live_agents())
+
+    spec, env, eng = _play_until("frying_master_v1", {"players": 2}, 5, drawing)
+    agent = next(a for a in eng.live_agents() if decide(eng.public_view(a)) in eng.ix.draw
+                 and all(eng.action_mask(a)[d] for d in eng.ix.draw))
+    other = scramble("frying_master_v1", eng, agent, seed=3)
+    assert other.to_dict() != eng.to_dict()
+    obs = {"action_mask": eng.action_mask(agent)}
+    for seed in (0, 1, 2):
+        a = make_policy(SHORT, spec, seed=seed)
+        b = make_policy(SHORT, spec, seed=seed)
+        assert a.act(obs, agent, _Table(eng)) == b.act(obs, agent, _Table(other))
+        assert a.planner.stats["searched"] == b.planner.stats["searched"] == 1
