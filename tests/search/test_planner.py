@@ -206,6 +206,16 @@ def _play_until(env_id: str, kwargs: dict, seed: int, stop) -> tuple:
     return spec, env, eng
 
 
+def _waroong_wars_at_start():
+    """(spec, env, engine, the first seat, its legal actions) of a fresh seeded Waroong Wars game."""
+    spec = EnvSpec.resolve("waroong_wars_v1")
+    env = spec.make()
+    env.reset(seed=0)
+    eng = env.unwrapped.engine
+    agent = eng.live_agents()[0]
+    return spec, env, eng, agent, eng.legal_actions(agent)
+
+
 def _searched(spec, env, agent: str, text: str = SHORT) -> tuple[int, int]:
     """(the planner's action, how many decisions it searched) for ``agent`` now."""
     pol = make_policy(text, spec, seed=0)
@@ -265,12 +275,7 @@ def test_wok_star_searches_the_turn_based_decisions_only():
 def test_waroong_wars_searches_the_cooking_decisions_and_plays_the_picks_as_its_rollout_policy():
     from envs.waroong_wars.determinize import search_arms
 
-    spec = EnvSpec.resolve("waroong_wars_v1")
-    env = spec.make()
-    env.reset(seed=0)
-    eng = env.unwrapped.engine
-    agent = eng.live_agents()[0]
-    legal = eng.legal_actions(agent)
+    spec, env, eng, agent, legal = _waroong_wars_at_start()
     assert eng.phase == "draft" and len(legal) > 1 and search_arms(eng, agent, legal[1], legal) == []
     assert _searched(spec, env, agent)[1] == 0
     spec, env, eng = _play_until("waroong_wars_v1", {}, 0, lambda e: e.phase == "cook" and any(
@@ -305,12 +310,7 @@ def test_the_game_arms_open_one_at_a_time_and_share_the_budget_on_the_same_world
 
 
 def test_a_game_arm_chooser_that_breaks_its_contract_is_refused():
-    spec = EnvSpec.resolve("waroong_wars_v1")
-    env = spec.make()
-    env.reset(seed=0)
-    eng = env.unwrapped.engine
-    agent = eng.live_agents()[0]
-    legal = eng.legal_actions(agent)
+    spec, env, eng, agent, legal = _waroong_wars_at_start()
     first = make_policy(SHORT, spec, seed=0).planner.root.act(eng, agent)
     other = next(a for a in legal if a != first)
     for bad in ([first, 10 ** 6], [first, first], [other, first]):  # illegal, twice, not led by first
