@@ -53,7 +53,8 @@ from training.obs import SeatEncoder
 BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
-             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score][&arms=game|all][&seed=N]")
+             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score]"
+             "[&arms=game|all][&seed=N]")
 #: the planner spec's options (docs/search.md)
 PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "horizon", "arms", "seed")
 

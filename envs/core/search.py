@@ -140,8 +140,8 @@ class Planner:
     ``cooperative``: value the team's outcome (Wok Star) instead of the seat's own;
     ``max_ticks``: the env's truncation tick (rollouts stop there too); ``arms``: the game's
     choice of the root actions worth searching (``search_arms`` of its determinize.py: only the
-    decisions with a real choice are searched, over their candidates, balanced: :meth:`_balanced`), or ``None``: every
-    decision with two legal actions or more, over all of them (progressive widening)."""
+    decisions with a real choice are searched, over their candidates, :meth:`_balanced`), or
+    ``None``: every decision with two legal actions or more, over all of them (UCB1)."""
 
     def __init__(self, determinize: Determinizer, rollout: Rollout, budget: SearchBudget, *,
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
