@@ -267,7 +267,7 @@ def test_training_never_writes_into_a_shipped_checkpoint(toy_checkpoint, toy_reg
 
 
 def _documented_commands(command: str) -> list[list[str]]:
-    """The arguments of every documented ``python -m training <command> ...`` (README, docs/training.md,
+    """The arguments of every documented ``python -m training <command> ...`` (README, docs/training.md, docs/search.md,
     checkpoints/README.md):
     lines of code blocks and inline code; usage lines with placeholders (``SPEC``, ``[...]``, ``<game>``)
     and bare mentions left out."""
@@ -275,7 +275,7 @@ def _documented_commands(command: str) -> list[list[str]]:
     import shlex
 
     out = []
-    for doc in ("README.md", "docs/training.md", "checkpoints/README.md"):
+    for doc in ("README.md", "docs/training.md", "docs/search.md", "checkpoints/README.md"):
         for line in (ROOT / doc).read_text(encoding="utf-8").splitlines():
             found = re.findall(r"`(python -m training [^`]+)`", line)
             code = line.split(" && ")[-1].split("#")[0].strip()
