@@ -214,7 +214,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     env = env_spec.make()
     raw = env.unwrapped
     game = env_spec.env_id.rsplit("_v", 1)[0]
-    determinize = importlib.import_module(f"envs.{game}.determinize").determinize
+    search_support = importlib.import_module(f"envs.{game}.determinize")  # determinize, search_arms
     rollout = o.get("rollout", "heuristic")
     if rollout.startswith("checkpoint:"):
         actor = load_checkpoint_policy(parse_spec(rollout), env_spec)
@@ -229,9 +229,8 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     budget = SearchBudget(ms=None if "sims" in o else o.get("ms", 100.0), sims=o.get("sims"),
                           samples=o.get("samples", 16), horizon=o.get("horizon", 0))
     spec_seed = o.get("seed")
-    arms = None if o.get("arms", "game") == "all" else \
-        importlib.import_module(f"envs.{game}.determinize").search_arms
-    planner = Planner(determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
+    arms = None if o.get("arms", "game") == "all" else search_support.search_arms
+    planner = Planner(search_support.determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
                       seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms)
     env.close()
     pol = PlannerPolicy(planner, name=ps.label, seed=spec_seed)
