@@ -56,6 +56,7 @@ def bench_train(cfg: dict, workers: int, steps: int) -> float:
     from stable_baselines3.common.vec_env import VecMonitor
 
     from training.actor import NumpyActor
+    from training.sampling import MaskablePolicy, use_sampler
     from training.vec_env import MultiAgentVecEnv
 
     plan = plan_run(cfg)
@@ -63,7 +64,8 @@ def bench_train(cfg: dict, workers: int, steps: int) -> float:
     venv = VecMonitor(MultiAgentVecEnv(plan.settings, cfg["training"]["env_copies"], workers))
     try:
         kwargs, pk = _ppo_kwargs(cfg)
-        model = MaskablePPO("MlpPolicy", venv, seed=cfg["training"]["seed"], device="cpu", policy_kwargs=pk, **kwargs)
+        model = MaskablePPO(MaskablePolicy, venv, seed=cfg["training"]["seed"], device="cpu", policy_kwargs=pk, **kwargs)
+        use_sampler(model, cfg["training"]["action_sampler"])
         if plan.uses_pool:
             venv.venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(model.policy).state())
         t = time.perf_counter()

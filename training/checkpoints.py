@@ -523,6 +523,8 @@ def build_model(hyper: dict, arch: dict, env_spec: EnvSpec, normalize: bool, *, 
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.utils import check_for_correct_spaces
 
+    from training.sampling import MaskablePolicy
+
     encoder = SeatEncoder.for_env(env_spec.make(), normalize)
     obs_space, act_space = encoder.space, spaces.Discrete(encoder.n_actions)
     lr = hyper["learning_rate"]
@@ -530,7 +532,7 @@ def build_model(hyper: dict, arch: dict, env_spec: EnvSpec, normalize: bool, *, 
     kwargs = {k: hyper[k] for k in ("n_steps", "batch_size", "n_epochs", "gamma", "gae_lambda", "clip_range",
                                     "ent_coef", "vf_coef", "max_grad_norm", "target_kl", "normalize_advantage")}
     policy_kwargs = {"net_arch": list(arch["net_arch"]), "activation_fn": getattr(nn, ACTIVATIONS[arch["activation"]])}
-    model = MaskablePPO("MlpPolicy", env, learning_rate=schedule, policy_kwargs=policy_kwargs, seed=seed,
+    model = MaskablePPO(MaskablePolicy, env, learning_rate=schedule, policy_kwargs=policy_kwargs, seed=seed,
                         device=device, verbose=0, _init_setup_model=False, **kwargs)
     if env is None:
         model.observation_space, model.action_space, model.n_envs = obs_space, act_space, 1

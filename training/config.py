@@ -87,6 +87,11 @@ SCHEMA = Section("config", {
                                 "also save the checkpoint every this many timesteps (0: at the end and on Ctrl-C only)"),
         "progress_bar": Key(Flag(), True, "show a progress bar with rate and ETA"),
         "device": Key(OneOf(("cpu", "auto", "cuda")), "cpu", "torch device of the learner"),
+        "action_sampler": Key(OneOf(("exact", "cdf")), "exact",
+                              "how rollouts draw the learner's actions: exact: torch.multinomial, the draws of "
+                              "sb3-contrib's masked policy bit for bit; cdf: one uniform per row against the running "
+                              "sum of its probabilities (the same distribution, a different random stream, faster with "
+                              "many actions; training.sampling)"),
         "init_from": Key(Text(allow_none=True, description="a checkpoint directory"), None,
                          "start PPO from this checkpoint's policy and value weights instead of random ones (same env, "
                          "observation and action spaces, algorithm.net_arch and activation, normalize_observations; "

@@ -77,6 +77,7 @@ UNSUPPORTED = {
     "algorithm.target_kl": "SB3's early stop of an update has no RLlib PPO counterpart",
     "algorithm.normalize_advantage": "RLlib's PPO always standardises advantages",
     "training.device": "the RLlib backend learns on the CPU only",
+    "training.action_sampler": "RLlib's PPO draws its actions with its own distribution classes",
     "training.init_from": "starting from an SB3 checkpoint's weights is the SB3 backend's (its module is another network)",
 }
 
@@ -107,6 +108,8 @@ def check_supported(cfg: dict, plan: Any, resume: bool = False, address: str | N
         refuse("training.init_from", t["init_from"], UNSUPPORTED["training.init_from"])
     if t["device"] != "cpu":
         refuse("training.device", t["device"], UNSUPPORTED["training.device"])
+    if t["action_sampler"] != "exact":
+        refuse("training.action_sampler", t["action_sampler"], UNSUPPORTED["training.action_sampler"])
     if resume and ck.is_checkpoint(plan.checkpoint_dir):
         meta = ck.read_metadata(plan.checkpoint_dir)
         if meta["algorithm"] != ALGORITHM:

@@ -103,15 +103,17 @@ def bridge_fps(env_id: str, s: dict, workers: int = 1) -> tuple[float, int, int]
     return f["rollout_fps"], f["n_envs"], f["env_copies"]
 
 
-def bridge_figures(env_id: str, s: dict, workers: int = 1) -> dict:
+def bridge_figures(env_id: str, s: dict, workers: int = 1, sampler: str = "exact") -> dict:
     """``rollout_fps``, ``train_fps`` (end to end), ``n_envs`` (learner slots) and
-    ``env_copies`` for one game, the copies stepped by ``workers`` processes."""
+    ``env_copies`` for one game, the copies stepped by ``workers`` processes, the learner
+    drawing with ``sampler`` (``training.action_sampler``, :mod:`training.sampling`)."""
     import torch
     from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
     from training.actor import NumpyActor
     from training.config import load_config
+    from training.sampling import MaskablePolicy, use_sampler
     from training.trainer import plan_run
     from training.vec_env import MultiAgentVecEnv
 
@@ -123,8 +125,9 @@ def bridge_figures(env_id: str, s: dict, workers: int = 1) -> dict:
     venv = VecMonitor(MultiAgentVecEnv(plan.settings, copies, workers))
     try:
         n_envs = venv.num_envs
-        model = MaskablePPO("MlpPolicy", venv, n_steps=s["n_steps"], batch_size=s["n_steps"] * n_envs, n_epochs=1,
+        model = MaskablePPO(MaskablePolicy, venv, n_steps=s["n_steps"], batch_size=s["n_steps"] * n_envs, n_epochs=1,
                             policy_kwargs={"net_arch": list(s["net_arch"])}, seed=0, device="cpu")
+        use_sampler(model, sampler)
         if plan.uses_pool:
             venv.venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(model.policy).state())
         rollout, train = _learn(model, s, n_envs)
@@ -146,6 +149,8 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
         f = bridge_figures(env_id, s, 1)
         row = {"env": env_id, "rollout_fps": f["rollout_fps"], "train_fps": f["train_fps"], "n_envs": f["n_envs"],
                "env_copies": f["env_copies"], "by_workers": {1: f["rollout_fps"]}, "train_by_workers": {1: f["train_fps"]}}
+        fc = bridge_figures(env_id, s, 1, sampler="cdf")
+        row["cdf_rollout_fps"], row["cdf_train_fps"] = fc["rollout_fps"], fc["train_fps"]
         for w in workers:
             if w != 1:
                 fw = bridge_figures(env_id, s, w)
@@ -159,16 +164,17 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
     log("")
     extra = [w for w in workers if w != 1]
     log("| env | algorithm | slots x copies | rollout frames/s | ratio to CartPole | target >= 0.6 |"
-        + "".join(f" frames/s, {w} processes |" for w in extra))
-    log("|---|---|---|---|---|---|" + "---|" * len(extra))
-    log(f"| CartPole-v1 | PPO | {s['n_envs']} x 1 | {cart:,.0f} | 1.00 | |" + " |" * len(extra))
+        + "".join(f" frames/s, {w} processes |" for w in extra) + " action_sampler=cdf: frames/s, ratio |")
+    log("|---|---|---|---|---|---|" + "---|" * len(extra) + "---|")
+    log(f"| CartPole-v1 | PPO | {s['n_envs']} x 1 | {cart:,.0f} | 1.00 | |" + " |" * len(extra) + " |")
     for r in rows:
         r["ratio_to_cartpole"] = r["rollout_fps"] / cart
         r["target_met"] = r["ratio_to_cartpole"] >= 0.6
         r["train_ratio_to_cartpole"] = r["train_fps"] / cart_train
         log(f"| {r['env']} | MaskablePPO | {r['n_envs']} x {r['env_copies']} | {r['rollout_fps']:,.0f} | "
             f"{r['ratio_to_cartpole']:.2f} | {'met' if r['target_met'] else 'missed'} |"
-            + "".join(f" {r['by_workers'][w]:,.0f} |" for w in extra))
+            + "".join(f" {r['by_workers'][w]:,.0f} |" for w in extra)
+            + f" {r['cdf_rollout_fps']:,.0f}, {r['cdf_rollout_fps'] / cart:.2f} |")
     log("")
     log(f"End to end (rollouts and updates, n_epochs=1, {s['rollouts']} rollouts, the first included): learner steps/s")
     log("")

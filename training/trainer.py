@@ -462,6 +462,7 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     from stable_baselines3.common.logger import configure
     from stable_baselines3.common.vec_env import VecMonitor
 
+    from training.sampling import MaskablePolicy, use_sampler
     from training.vec_env import MultiAgentVecEnv
 
     t = cfg["training"]
@@ -481,10 +482,11 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
             model.set_random_seed(t["seed"] + int(model.num_timesteps))
             log(f"resuming from {ckpt_dir} at {model.num_timesteps:,} timesteps")
         else:
-            model = MaskablePPO("MlpPolicy", venv, seed=t["seed"], device=t["device"], verbose=0,
+            model = MaskablePPO(MaskablePolicy, venv, seed=t["seed"], device=t["device"], verbose=0,
                                 policy_kwargs=policy_kwargs, **kwargs)
             if t["init_from"] is not None:
                 started_from = _start_from(model, cfg, plan.env_spec, log)
+        use_sampler(model, t["action_sampler"])
         if overwrite:  # only now, with everything checked and built: the old run goes
             for p in (ckpt_dir, run_dir):
                 if p.is_dir():
