@@ -115,7 +115,8 @@ def test_missing_file_and_non_mapping_yaml(tmp_path):
 def test_embedded_default_is_a_small_two_player_frying_master_run_from_scratch():
     """What the header of training/data/default.yaml says: Frying Master, 2 chefs, PPO from scratch (no
     warm start), one learner seat against random, heuristic and pool seats, both cores, evaluated against
-    random and heuristic opponents with the baselines (random against the same opponents: the start)."""
+    random and heuristic opponents with the baselines (random against the same opponents: the start), the
+    trained policy sampling from its distribution as PPO trained it."""
     cfg = load_config()
     assert cfg["env"]["id"] == "frying_master_v1"
     assert cfg["env"]["options"]["players"] == 2
@@ -123,8 +124,10 @@ def test_embedded_default_is_a_small_two_player_frying_master_run_from_scratch()
     assert cfg["seats"]["learners"] == 1 and set(cfg["seats"]["others"]) == {"random", "heuristic", "pool"}
     assert cfg["training"]["workers"] == 2
     assert cfg["evaluation"]["against"] == ["random", "heuristic"] and cfg["evaluation"]["baselines"]
+    assert cfg["evaluation"]["deterministic"] is False
     header = (ROOT / "training" / "data" / "default.yaml").read_text().split("\nname:")[0]
-    for said in ("Frying Master", "2 chefs", "PPO from scratch", "50% random, 25% the heuristic, 25% a frozen"):
+    for said in ("Frying Master", "2 chefs", "PPO from scratch", "50% random, 25% the heuristic, 25% a frozen",
+                 "sampling from its masked distribution (evaluation.deterministic: false)"):
         assert said in " ".join(header.replace("#", " ").split()), said
     o = cfg["seats"]["others"]
     assert (o["random"], o["heuristic"], o["pool"]) == (0.5, 0.25, 0.25)
