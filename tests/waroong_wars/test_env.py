@@ -264,8 +264,41 @@ def test_heuristic_best_set_equals_its_reference_in_seeded_games(opts, monkeypat
         return got
 
     monkeypatch.setattr(waroong_wars_v1.HeuristicPolicy, "_best_set", checked)
+    # the draft's candidates one _best_set call each (the reference form of _pick_values), so that
+    # draft positions check _best_set too
+    monkeypatch.setattr(waroong_wars_v1.HeuristicPolicy, "_pick_values",
+                        waroong_wars_v1.HeuristicPolicy._pick_values_reference)
     env = waroong_wars_v1.parallel_env(**opts)
     for seed in range(2):
         pol = waroong_wars_v1.HeuristicPolicy()
         play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
     assert calls["array"] > 200
+
+
+@pytest.mark.parametrize("opts", [dict(players=3), dict(players=4, character_mode=True),
+                                  dict(players=5, plain_mode=True, constraint_mode=True),
+                                  dict(players=3, character_mode=True, constraint_mode=True)],
+                         ids=["3p", "4p-characters", "5p-plain-constraint", "3p-characters-constraint"])
+def test_heuristic_pick_values_equal_their_reference_in_seeded_games(opts, monkeypatch):
+    """The draft's candidates valued at once (``_pick_values``) give exactly the reference's value for
+    each candidate (one ``_set_value`` each) at every pick of heuristic play, with and without
+    supplement tokens left."""
+    fast = waroong_wars_v1.HeuristicPolicy._pick_values
+    calls = {"array": 0, "no_tokens": 0}
+
+    def checked(self, view, menus, hand, tuk, go_boy, picks_left, types):
+        before = list(hand)
+        got = fast(self, view, menus, hand, tuk, go_boy, picks_left, types)
+        assert hand == before
+        want = self._pick_values_reference(view, menus, list(hand), list(tuk), go_boy, picks_left, types)
+        assert got == want and all(type(v) is float for v in got), (menus, hand, tuk, go_boy, types, got, want)
+        calls["array"] += len(menus) >= 3 and len(types) > 1
+        calls["no_tokens"] += view.token_supply == 0
+        return got
+
+    monkeypatch.setattr(waroong_wars_v1.HeuristicPolicy, "_pick_values", checked)
+    env = waroong_wars_v1.parallel_env(**opts)
+    for seed in range(3):
+        pol = waroong_wars_v1.HeuristicPolicy()
+        play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
+    assert calls["array"] > 100
