@@ -83,6 +83,9 @@ class HeuristicPolicy(Policy):
     def __init__(self) -> None:
         self.cat = load_catalog()
         self.tukang_kinds = [self.cat.tukang_for(c) for c in range(5)]
+        # row t: what one more card of type t adds to the five main-ingredient counts
+        self._unit = np.zeros((self.cat.n_types, 5), dtype=np.int64)
+        self._unit[np.arange(5), np.arange(5)] = 1
         self.kind = {k.ability: k.index for k in self.cat.customers}
         self._memory: dict[str, tuple[Any, list[int]]] = {}
         self._tables: dict = {}
@@ -284,39 +287,29 @@ class HeuristicPolicy(Policy):
         if len(menus) < _ARRAY_FROM or not types:
             return self._pick_values_reference(view, menus, hand, tuk, go_boy, picks_left, types)
         t = self._sets_table(view, menus)
-        n = len(types)
-        have = np.tile(np.add(hand[:5], tuk), (n, 1))
-        for c, ty in enumerate(types):
-            if ty < 5:
-                have[c, ty] += 1
+        have = (np.add(hand[:5], tuk) + self._unit[types])[:, None]  # (candidates, 1, 5)
         req = t.req[None]
-        over = np.maximum(req - have[:, None], 0).sum(axis=2)
+        over = np.maximum(req - have, 0).sum(axis=2)
         wild = np.minimum(go_boy, over)
         ok = over - wild <= picks_left
-        cov = (np.minimum(req, have[:, None]).sum(axis=2) + wild) / t.size
-        possible = ok.any(axis=1).tolist()
-        out = [0.0] * n
+        cov = (np.minimum(req, have).sum(axis=2) + wild) / t.size
         if view.token_supply > 0:  # as in _best_set: the bonus only for the sets that can be (or tie) the best
-            low = np.where(ok, t.vp * cov * cov, -1.0)
-            high = np.where(ok, (t.vp + t.sup_cap) * cov * cov, -1.0)
-            floor = low.max(axis=1)
+            floor = np.where(ok, t.vp * cov * cov, -1.0).max(axis=1)
+            high = (t.vp + t.sup_cap) * cov * cov
+            rows, cols = np.nonzero(ok & (high >= floor[:, None]))
             n_sup = len(self.cat.supplements)
-            for c, ty in enumerate(types):
-                if not possible[c]:
-                    continue
-                sups = list(hand[5:5 + n_sup])
-                if 5 <= ty < 5 + n_sup:
-                    sups[ty - 5] += 1
-                sups = tuple(sups)
-                cov_c, vp = cov[c], t.vp
-                vals = [(vp[j] + self._supplement_bonus(t, j, sups)) * cov_c[j] * cov_c[j]
-                        for j in np.flatnonzero(high[c] >= floor[c]).tolist()]
-                best = max(vals)
-                out[c] = float(best) if best > 0.0 else 0.0
-        else:
-            vals = np.where(ok, t.vp * cov * cov, -1.0).max(axis=1).tolist()
-            out = [v if p and v > 0.0 else 0.0 for v, p in zip(vals, possible)]
-        return out
+            held = tuple(hand[5:5 + n_sup])
+            sups = [held[:ty - 5] + (held[ty - 5] + 1,) + held[ty - 4:] if 5 <= ty < 5 + n_sup else held
+                    for ty in types]
+            best = [0.0] * len(types)  # (a value that is not > 0 counts as 0, as in _best_set)
+            bonus = self._supplement_bonus
+            for r, j, v, c in zip(rows.tolist(), cols.tolist(), t.vp[cols].tolist(), cov[rows, cols].tolist()):
+                value = (v + bonus(t, j, sups[r])) * c * c
+                if value > best[r]:
+                    best[r] = value
+            return best
+        vals = np.where(ok, t.vp * cov * cov, -1.0).max(axis=1).tolist()
+        return [v if v > 0.0 else 0.0 for v in vals]
 
     def _pick_values_reference(self, view: PublicView, menus: list[int], hand: list[int], tuk: list[int],
                                go_boy: int, picks_left: int, types: list[int]) -> list[float]:
