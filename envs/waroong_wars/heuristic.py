@@ -77,6 +77,19 @@ class _SetsTable:
         return [self.menus[i] for i in self.members(j)]
 
 
+def _fit(t: "_SetsTable", have: np.ndarray, go_boy: int, picks_left: int | None) -> tuple[np.ndarray, np.ndarray]:
+    """For main-ingredient holdings ``have`` ``(..., 5)`` (hand plus Tukangs), each set of ``t``:
+    whether it can be completed (the Go Boy! cards as wild cards; with ``picks_left`` more cards,
+    or as it stands when None) and its coverage, the share of its requirements held (1 when
+    complete sets only are asked for): two arrays ``(..., sets)``."""
+    over = np.maximum(t.req - have, 0).sum(axis=-1)
+    wild = np.minimum(go_boy, over)
+    missing = over - wild
+    if picks_left is None:
+        return missing == 0, np.ones(missing.shape)
+    return missing <= picks_left, (np.minimum(t.req, have).sum(axis=-1) + wild) / t.size
+
+
 class HeuristicPolicy(Policy):
     name = "heuristic"
 
@@ -139,17 +152,7 @@ class HeuristicPolicy(Policy):
         if len(menus) < _ARRAY_FROM:
             return self._best_set_reference(view, menus, hand, tuk, go_boy, picks_left)
         t = self._sets_table(view, menus)
-        have = np.add(hand[:5], tuk)
-        req = t.req
-        over = np.maximum(req - have, 0).sum(axis=1)
-        wild = np.minimum(go_boy, over)
-        missing = over - wild
-        if picks_left is None:
-            ok = missing == 0
-            cov = np.ones(len(ok))
-        else:
-            ok = missing <= picks_left
-            cov = (np.minimum(req, have).sum(axis=1) + wild) / t.size
+        ok, cov = _fit(t, np.add(hand[:5], tuk), go_boy, picks_left)
         if not ok.any():
             return 0.0, []
         if view.token_supply > 0:  # + 2 per menu that gets a matching supplement: at most 2 per menu with icons
@@ -288,11 +291,7 @@ class HeuristicPolicy(Policy):
             return self._pick_values_reference(view, menus, hand, tuk, go_boy, picks_left, types)
         t = self._sets_table(view, menus)
         have = (np.add(hand[:5], tuk) + self._unit[types])[:, None]  # (candidates, 1, 5)
-        req = t.req[None]
-        over = np.maximum(req - have, 0).sum(axis=2)
-        wild = np.minimum(go_boy, over)
-        ok = over - wild <= picks_left
-        cov = (np.minimum(req, have).sum(axis=2) + wild) / t.size
+        ok, cov = _fit(t, have, go_boy, picks_left)  # (candidates, sets)
         if view.token_supply > 0:  # as in _best_set: the bonus only for the sets that can be (or tie) the best
             floor = np.where(ok, t.vp * cov * cov, -1.0).max(axis=1)
             high = (t.vp + t.sup_cap) * cov * cov

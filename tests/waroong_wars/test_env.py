@@ -281,10 +281,13 @@ def test_heuristic_best_set_equals_its_reference_in_seeded_games(opts, monkeypat
                          ids=["3p", "4p-characters", "5p-plain-constraint", "3p-characters-constraint"])
 def test_heuristic_pick_values_equal_their_reference_in_seeded_games(opts, monkeypatch):
     """The draft's candidates valued at once (``_pick_values``) give exactly the reference's value for
-    each candidate (one ``_set_value`` each) at every pick of heuristic play, with and without
-    supplement tokens left."""
+    each candidate (one ``_set_value`` each) at every pick of heuristic play, with the supplement
+    tokens the table has and, at the same positions, with none left (seeded drafts never run out,
+    so the no-token branch is checked on the same views with ``token_supply=0``)."""
+    import dataclasses
+
     fast = waroong_wars_v1.HeuristicPolicy._pick_values
-    calls = {"array": 0, "no_tokens": 0}
+    calls = {"array": 0, "bonus_differs": 0}
 
     def checked(self, view, menus, hand, tuk, go_boy, picks_left, types):
         before = list(hand)
@@ -292,8 +295,12 @@ def test_heuristic_pick_values_equal_their_reference_in_seeded_games(opts, monke
         assert hand == before
         want = self._pick_values_reference(view, menus, list(hand), list(tuk), go_boy, picks_left, types)
         assert got == want and all(type(v) is float for v in got), (menus, hand, tuk, go_boy, types, got, want)
+        bare = dataclasses.replace(view, token_supply=0)
+        got0 = fast(self, bare, menus, hand, tuk, go_boy, picks_left, types)
+        want0 = self._pick_values_reference(bare, menus, list(hand), list(tuk), go_boy, picks_left, types)
+        assert got0 == want0 and all(type(v) is float for v in got0), (menus, hand, types, got0, want0)
         calls["array"] += len(menus) >= 3 and len(types) > 1
-        calls["no_tokens"] += view.token_supply == 0
+        calls["bonus_differs"] += got0 != got  # the supplement branch really added something
         return got
 
     monkeypatch.setattr(waroong_wars_v1.HeuristicPolicy, "_pick_values", checked)
@@ -301,4 +308,4 @@ def test_heuristic_pick_values_equal_their_reference_in_seeded_games(opts, monke
     for seed in range(3):
         pol = waroong_wars_v1.HeuristicPolicy()
         play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
-    assert calls["array"] > 100
+    assert calls["array"] > 100 and calls["bonus_differs"] > 10
