@@ -53,7 +53,7 @@ from training.obs import SeatEncoder
 BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
-             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score]"
+             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score|round]"
              "[&arms=game|all][&seed=N]")
 #: the planner spec's options (docs/search.md)
 PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "horizon", "arms", "seed")
@@ -189,7 +189,7 @@ def _planner_option(text: str, k: str, v: str):
         if not 0 < ms <= 600_000:  # nan fails too
             raise ConfigError(f"policy spec {text!r}: ms={v!r}; allowed: a number of milliseconds in (0, 600000]")
         return ms
-    if k == "horizon" and v == "score":
+    if k == "horizon" and v in ("score", "round"):
         return v
     if k == "arms":
         if v in ("game", "all"):
@@ -198,7 +198,7 @@ def _planner_option(text: str, k: str, v: str):
                           f"moves to search) or all (every decision, every legal move)")
     low, high = {"sims": (1, 10 ** 7), "samples": (1, 10 ** 5), "horizon": (0, 10 ** 7), "seed": (0, 2 ** 63 - 1)}[k]
     if not v.isdigit() or not low <= int(v) <= high:
-        extra = " or score" if k == "horizon" else ""
+        extra = ", score or round" if k == "horizon" else ""
         raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: an integer {low}..{high}{extra}")
     return int(v)
 
@@ -225,13 +225,15 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
         cls = getattr(env_spec.module(), "HeuristicPolicy", None)
         if cls is None:
             raise ConfigError(f"{env_spec.env_id} has no HeuristicPolicy; use rollout=random or a checkpoint")
-        roll = Rollout(cls)
+        # the game's own form of it for simulations where it has one (determinize.rollout_policy)
+        roll = Rollout(getattr(search_support, "rollout_policy", cls), at_table=cls)
     budget = SearchBudget(ms=None if "sims" in o else o.get("ms", 100.0), sims=o.get("sims"),
-                          samples=o.get("samples", 16), horizon=o.get("horizon", 0))
+                          samples=o.get("samples", 16), horizon=o.get("horizon", search_support.HORIZON))
     spec_seed = o.get("seed")
     arms = None if o.get("arms", "game") == "all" else search_support.search_arms
     planner = Planner(search_support.determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
-                      seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms)
+                      seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms,
+                      remember=getattr(search_support, "remember", None), round_of=search_support.round_of)
     env.close()
     pol = PlannerPolicy(planner, name=ps.label, seed=spec_seed)
     if seed is not None:

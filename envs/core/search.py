@@ -51,11 +51,17 @@ from envs.core.engine import NOOP, GameEngine
 from envs.core.policy import Policy
 from envs.core.seeding import make_rng
 
-#: ``determinize(engine, viewer, rng, own_actions) -> engine``: see each game's determinize.py
-Determinizer = Callable[[GameEngine, str, np.random.Generator, Sequence[int]], GameEngine]
+#: ``determinize(engine, viewer, rng, own_actions, memory) -> engine``: see each game's determinize.py
+Determinizer = Callable[[GameEngine, str, np.random.Generator, Sequence[int], Sequence[Any]], GameEngine]
+#: ``remember(engine, viewer) -> item | None``: what a perfect memory keeps of this moment, public
+#: to ``viewer`` (each game's determinize.py may define it; the items reach ``determinize``)
+Remember = Callable[[GameEngine, str], Any]
 #: ``search_arms(engine, agent, first, legal) -> arms``: the root actions worth searching (each
 #: game's determinize.py); ``first`` (the rollout policy's choice) leads, fewer than two: no search
 ArmChooser = Callable[[GameEngine, str, int, Sequence[int]], Sequence[int]]
+#: ``round_of(engine) -> int``: which round (or day) the game is in (each game's determinize.py);
+#: the ``horizon="round"`` cut is where it changes
+RoundOf = Callable[[GameEngine], int]
 #: UCB1's exploration constant for values in about [0, 1]
 EXPLORATION = 0.7
 #: how many standard errors a paired gain over the rollout policy's own choice must exceed
@@ -69,7 +75,8 @@ class SearchBudget:
     """Per searched decision: a time budget (``ms``) or a simulation budget (``sims``), never both;
     ``samples`` determinisations; ``horizon``: how far a rollout runs: ``0`` to the end of the
     game, ``N`` at most N ticks, ``"score"`` until a player's score changes (Frying Master: the
-    round's Gold Spatulas; Waroong Wars: a menu cooked; Wok Star: a customer served)."""
+    round's Gold Spatulas; Waroong Wars: a menu cooked; Wok Star: a customer served),
+    ``"round"`` until the round ends (Frying Master and Waroong Wars: a round; Wok Star: a day)."""
 
     ms: float | None = 100.0
     sims: int | None = None
@@ -81,7 +88,7 @@ class SearchBudget:
             raise ValueError(f"a search budget is ms or sims, exactly one (got ms={self.ms!r}, sims={self.sims!r})")
         if self.ms is not None and not (isinstance(self.ms, (int, float)) and self.ms > 0):
             raise ValueError(f"ms must be a number > 0, got {self.ms!r}")
-        names = (("sims", 1), ("samples", 1)) + (() if self.horizon == "score" else (("horizon", 0),))
+        names = (("sims", 1), ("samples", 1)) + (() if self.horizon in ("score", "round") else (("horizon", 0),))
         for name, low in names:
             v = getattr(self, name)
             if v is not None and (isinstance(v, bool) or not isinstance(v, int) or v < low):
@@ -106,9 +113,11 @@ class Rollout:
     (scripted policies may keep per-seat state), fed the seat's action mask and, when
     ``observe`` is given (a trained policy), its observation vector."""
 
-    def __init__(self, make: Callable[[], Policy], observe: Callable[[GameEngine, str], np.ndarray] | None = None):
+    def __init__(self, make: Callable[[], Policy], observe: Callable[[GameEngine, str], np.ndarray] | None = None,
+                 at_table: Callable[[], Policy] | None = None):
         self.make = make
         self.observe = observe
+        self.at_table = at_table  # the same policy's form for the real table (default: ``make``)
         self.policies: dict[str, Policy] = {}
 
     def reset(self, seed: int | None) -> None:
@@ -119,7 +128,12 @@ class Rollout:
 
     def fresh(self) -> "Rollout":
         """Another rollout of the same policy, with policy objects of its own."""
-        return Rollout(self.make, self.observe)
+        return Rollout(self.make, self.observe, self.at_table)
+
+    def table(self) -> "Rollout":
+        """The same policy as it plays at the real table (``at_table``, when the simulations'
+        form reads what only a simulated world may show, such as a seat's own face-down cards)."""
+        return Rollout(self.at_table or self.make, self.observe)
 
     def act(self, engine: GameEngine, agent: str) -> int:
         p = self.policies.get(agent)
@@ -145,11 +159,16 @@ class Planner:
 
     def __init__(self, determinize: Determinizer, rollout: Rollout, budget: SearchBudget, *,
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
-                 clock: Callable[[], float] = time.process_time, arms: ArmChooser | None = None):
+                 clock: Callable[[], float] = time.process_time, arms: ArmChooser | None = None,
+                 remember: Remember | None = None, round_of: RoundOf | None = None):
+        if budget.horizon == "round" and round_of is None:
+            raise ValueError("horizon='round' needs the game's round_of (its determinize.py)")
         self.determinize = determinize
+        self.remember = remember
+        self.round_of = round_of
         self.arms = arms
         self.rollout = rollout
-        self.root = rollout.fresh()  # the rollout policy's own move at the table (never in a simulation)
+        self.root = rollout.table()  # the rollout policy's own move at the table (never in a simulation)
         self.budget = budget
         self.cooperative = bool(cooperative)
         self.max_ticks = max_ticks
@@ -163,8 +182,10 @@ class Planner:
         self.root.reset(seed)
 
     # ------------------------------------------------------------------ one decision
-    def decide(self, engine: GameEngine, agent: str, own_actions: Sequence[int] = ()) -> int:
-        """The action for ``agent`` in ``engine``'s state (read through the determinisation only)."""
+    def decide(self, engine: GameEngine, agent: str, own_actions: Sequence[int] = (),
+               memory: Sequence[Any] = ()) -> int:
+        """The action for ``agent`` in ``engine``'s state (read through the determinisation only;
+        ``own_actions`` and ``memory``: what this seat did and saw before, for the determinisation)."""
         self.stats["decisions"] += 1
         legal = np.flatnonzero(engine.action_mask(agent))
         if legal.size == 0:
@@ -199,7 +220,8 @@ class Planner:
             m = int(n[j])  # this arm's m-th visit plays world m, as every arm's does (common random numbers)
             while m >= len(worlds):
                 k = len(worlds) % b.samples
-                sample = self.determinize(engine, agent, self.rng, tuple(own_actions)) if k == len(worlds) \
+                sample = self.determinize(engine, agent, self.rng, tuple(own_actions), tuple(memory)) \
+                    if k == len(worlds) \
                     else worlds[k][0]
                 worlds.append((sample, int(self.rng.integers(2 ** 63))))
             v = self._simulate(*worlds[m], agent, arms[j])
@@ -281,6 +303,11 @@ class Planner:
             stop = min(stop, sim.tick + horizon)
         if self.max_ticks is not None:
             stop = min(stop, self.max_ticks)
+        if horizon == "round":
+            at = self.round_of(sample)
+            while not sim.done and sim.tick < stop and self.round_of(sim) == at:
+                sim.step({a: act(sim, a) for a in sim.live_agents()})
+            return self.value(sim.outcome(), agent, sim.done)
         if horizon == "score":
             before = sample.outcome()["scores"]
             while not sim.done and sim.tick < stop:
@@ -318,17 +345,20 @@ class Planner:
 class PlannerPolicy(Policy):
     """:class:`Planner` as a :class:`Policy` for any seat of one game (``act(observation,
     agent, env)`` reads ``env.unwrapped.engine`` through the determinisation only). It
-    remembers the actions it chose for each seat this episode (the game's determinisation may
-    use them, e.g. a drafter's face-down picks); ``reset`` forgets them and reseeds."""
+    remembers the actions it chose for each seat this episode and what the game's ``remember``
+    kept at each of its decisions (the game's determinisation may use them, e.g. a drafter's
+    face-down picks and the packs it saw); ``reset`` forgets them and reseeds."""
 
     def __init__(self, planner: Planner, name: str = "planner", seed: int | None = None):
         self.planner = planner
         self.name = name
         self.seed = seed  # the spec's seed, mixed with each episode's
         self.own_actions: dict[str, list[int]] = {}
+        self.memory: dict[str, list[Any]] = {}  # per seat, what the game's ``remember`` kept
 
     def reset(self, seed: int | None = None) -> None:
         self.own_actions = {}
+        self.memory = {}
         if seed is not None:
             base = 0 if self.seed is None else self.seed
             self.planner.reseed(int(np.random.SeedSequence([base, int(seed)]).generate_state(1)[0]))
@@ -338,7 +368,12 @@ class PlannerPolicy(Policy):
             raise ValueError("the planner needs the env (it searches on env.unwrapped.engine's clones)")
         engine = env.unwrapped.engine
         mine = self.own_actions.setdefault(agent, [])
-        a = self.planner.decide(engine, agent, mine)
+        seen = self.memory.setdefault(agent, [])
+        if self.planner.remember is not None:
+            item = self.planner.remember(engine, agent)
+            if item is not None:
+                seen.append(item)
+        a = self.planner.decide(engine, agent, mine, seen)
         mask = observation["action_mask"]
         if not mask[a]:  # the env's mask and the engine's agree; kept as the last word
             raise ValueError(f"the planner chose {a} for {agent}, which the mask does not allow")

@@ -33,10 +33,10 @@ if TYPE_CHECKING:
 
 
 def determinize(engine: "FryingMasterEngine", viewer: str, rng: np.random.Generator,
-                own_actions: Sequence[int] = ()) -> "FryingMasterEngine":
+                own_actions: Sequence[int] = (), memory: Sequence = ()) -> "FryingMasterEngine":
     """A full engine consistent with what ``viewer`` sees, its hidden parts drawn with ``rng``
-    (``engine`` is read through ``public_view(viewer)`` only; ``own_actions`` is not needed:
-    everything a chef did is public)."""
+    (``engine`` is read through ``public_view(viewer)`` only; ``own_actions`` and ``memory``
+    are not needed: everything a chef did is public)."""
     view = engine.public_view(viewer)
     cat = engine.cat
     out = engine.clone()
@@ -131,6 +131,15 @@ def _fill(slots: list[Callable[[int], bool]], pool: list[int], rng: np.random.Ge
         return False
 
     return chosen if place(0) else None
+
+
+def round_of(engine) -> int:
+    """How many rounds are over (the search player's ``horizon=round`` cut)."""
+    return len(engine.history)
+
+
+#: the search player's default ``horizon``: to the end of the game
+HORIZON = 0
 
 
 def search_arms(engine: "FryingMasterEngine", agent: str, first: int, legal: Sequence[int]) -> list[int]:

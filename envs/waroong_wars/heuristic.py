@@ -93,7 +93,15 @@ def _fit(t: "_SetsTable", have: np.ndarray, go_boy: int, picks_left: int | None)
 class HeuristicPolicy(Policy):
     name = "heuristic"
 
-    def __init__(self) -> None:
+    def __init__(self, recall: str = "memory") -> None:
+        """``recall``: how it knows its own face-down picks while Shopping: ``"memory"`` (what it
+        picked in this game, as a player at the table), or ``"world"``, the picks in the engine it
+        is given: for the search player's simulations, whose worlds are determinisations (in a
+        simulated world a seat's hand is the picks it made there; a memory would have forgotten
+        the picks made before the simulation began)."""
+        if recall not in ("memory", "world"):
+            raise ValueError(f"recall must be 'memory' or 'world', got {recall!r}")
+        self.recall = recall
         self.cat = load_catalog()
         self.tukang_kinds = [self.cat.tukang_for(c) for c in range(5)]
         # row t: what one more card of type t adds to the five main-ingredient counts
@@ -120,6 +128,8 @@ class HeuristicPolicy(Policy):
         ix = action_index(view.n)
         legal_set = set(int(a) for a in legal)
         if view.phase == "draft":
+            if self.recall == "world":
+                self._memory[agent] = ((id(eng), view.round), list(eng.hands[view.viewer]))
             return self._pick(view, legal_set, ix, agent, id(eng))
         if view.pending is not None:
             if view.pending["kind"] == "extra":

@@ -30,14 +30,14 @@ if TYPE_CHECKING:
 
 
 def determinize(engine: "WokStarEngine", viewer: str, rng: np.random.Generator,
-                own_actions: Sequence[int] = ()) -> "WokStarEngine":
+                own_actions: Sequence[int] = (), memory: Sequence = ()) -> "WokStarEngine":
     """A full engine consistent with the public table, its hidden parts drawn with ``rng``.
 
     The unseen cards enter only as sorted multisets that open information determines (the
     Regular customers still to come; the Coupons not yet seen, in the deck or the Coupon deck;
     the Events not yet seen, in the deck or the Event pile), so their true places and order
-    cannot influence the result. Wok Star is cooperative with open information: ``viewer`` and
-    ``own_actions`` change nothing."""
+    cannot influence the result. Wok Star is cooperative with open information: ``viewer``,
+    ``own_actions`` and ``memory`` change nothing."""
     data = engine.data
     table = engine.public_view(viewer).table
     deck = engine.deck
@@ -57,6 +57,15 @@ def determinize(engine: "WokStarEngine", viewer: str, rng: np.random.Generator,
     out.rng = make_rng(int(rng.integers(2 ** 63)))
     out.touch()
     return out
+
+
+def round_of(engine) -> int:
+    """The day (the search player's ``horizon=round`` cut)."""
+    return engine.day
+
+
+#: the search player's default ``horizon``: to the end of the game
+HORIZON = 0
 
 
 def search_arms(engine: "WokStarEngine", agent: str, first: int, legal: Sequence[int]) -> list[int]:

@@ -87,3 +87,92 @@ def test_waroong_wars_drafter_remembers_its_own_picks_and_nothing_else():
         assert d.hands[0] == eng.hands[0] and d.packs[0] == eng.packs[0]
     dealt = {tuple(det(eng, "player_0", make_rng(s)).hands[0]) for s in range(8)}
     assert len(dealt) > 1  # without the memory, its own face-down picks are dealt like any unseen card
+
+
+def _draft_with_memory(players: int, seed: int, variant: dict | None = None):
+    """Seeded heuristic play of a whole game, and at every Shopping decision of ``player_0`` after
+    its first pick of the round: (engine copy, its own actions, its memory) as the planner keeps them."""
+    from envs.waroong_wars.determinize import remember
+    from envs.waroong_wars.heuristic import HeuristicPolicy
+
+    env = envs.get_env_module("waroong_wars_v1").parallel_env(players=players, **(variant or {}))
+    obs, _ = env.reset(seed=seed)
+    eng = env.unwrapped.engine
+    pols = {a: HeuristicPolicy() for a in env.agents}
+    own, memory, out = [], [], []
+    while env.agents:
+        if eng.phase == "draft":
+            memory.append(remember(eng, "player_0"))
+            if eng.pick_no > 0:
+                out.append((eng.clone(), tuple(own), tuple(memory)))
+        joint = {a: pols[a].act(obs[a], a, env) for a in env.agents}
+        if "player_0" in joint:
+            own.append(joint["player_0"])
+        obs, *_ = env.step(joint)
+    assert out
+    return env, out
+
+
+def _hidden(d) -> tuple:
+    return (d.hands, d.packs, d.ingredient_deck, d.customers, d.customer_deck, d.menu_deck)
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_waroong_wars_seen_packs_are_placed_where_they_must_be(players):
+    """With the memory of the packs it saw this round, the drafter's determinisations put in front
+    of its left neighbour exactly the pack it passed (less its pick), and further left the packs it
+    saw less one card per seat in between: the true packs, in every sample, where the memoryless
+    deal almost never finds them. Every sample is still a state the viewer cannot tell apart."""
+    det = determinizer("waroong_wars_v1")
+    env, states = _draft_with_memory(players, seed=players)
+    exact = {True: 0, False: 0}
+    for k, (eng, own, memory) in enumerate(states):
+        m = eng.pick_no
+        for s in range(3):
+            d = det(eng, "player_0", make_rng(100 * k + s), own, memory)
+            type(eng).from_dict(d.to_dict())
+            assert card_multisets("waroong_wars_v1", d, "player_0") == card_multisets("waroong_wars_v1", eng, "player_0")
+            np.testing.assert_array_equal(observation(env, d, "player_0"), observation(env, eng, "player_0"))
+            assert d.hands[0] == eng.hands[0]
+            assert d.packs[1] == eng.packs[1], "the left neighbour holds the pack passed to it"
+            for t in range(2, min(m, players - 1) + 1):
+                # further left: the pack seen t picks ago, less one card per seat in between
+                assert sum(d.packs[t]) == sum(eng.packs[t])
+                seen = memory[len(memory) - 1 - t][3]
+                assert all(d.packs[t][c] <= seen[c] for c in range(len(seen)))
+            bare = det(eng, "player_0", make_rng(100 * k + s), own)
+            exact[True] += sum(d.packs[i] == eng.packs[i] for i in range(1, players))
+            exact[False] += sum(bare.packs[i] == eng.packs[i] for i in range(1, players))
+    assert exact[True] >= len(states) * 3 and exact[False] < exact[True] / 4, exact
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_waroong_wars_seen_packs_come_from_the_memory_not_the_table(players):
+    """A determinisation is itself a truth the viewer cannot tell apart from the real one (same
+    view, same memory): determinised again with the same seed it gives exactly the same state. So
+    the placed packs come from the memory, never from where the true cards lie."""
+    det = determinizer("waroong_wars_v1")
+    _, states = _draft_with_memory(players, seed=10 + players)
+    for k, (eng, own, memory) in enumerate(states):
+        other = det(eng, "player_0", make_rng(7_000 + k), own, memory)
+        assert _hidden(other) != _hidden(eng)  # another truth behind the same view and memory
+        for seed in (0, 1):
+            a = det(eng, "player_0", make_rng(seed), own, memory)
+            b = det(other, "player_0", make_rng(seed), own, memory)
+            assert _hidden(a) == _hidden(b)
+
+
+def test_waroong_wars_a_memory_that_does_not_fit_is_not_used():
+    det = determinizer("waroong_wars_v1")
+    _, states = _draft_with_memory(3, seed=21)
+    eng, own, memory = next(s for s in states if s[0].pick_no >= 2)
+    bare = _hidden(det(eng, "player_0", make_rng(3), own))
+    assert _hidden(det(eng, "player_0", make_rng(3), own, memory)) != bare
+    last_round = tuple(("pack", it[1] - 1, it[2], it[3]) for it in memory)
+    missing = tuple(it for it in memory if it[2] != 0 or it[1] != eng.round)
+    other_pick = tuple(("pack", it[1], it[2], tuple(0 for _ in it[3])) if it[1] == eng.round and it[2] == 0 else it
+                       for it in memory)
+    for bad in (last_round, missing, other_pick, ("nonsense",), (None,)):
+        assert _hidden(det(eng, "player_0", make_rng(3), own, bad)) == bare
+    # the picks that the memory pairs with: the own actions of this round, all of them
+    assert _hidden(det(eng, "player_0", make_rng(3), own[:-1], memory)) != _hidden(det(eng, "player_0", make_rng(3), own, memory))

@@ -272,12 +272,13 @@ def test_wok_star_searches_the_turn_based_decisions_only():
     assert _searched(spec, env, agent)[1] == 0
 
 
-def test_waroong_wars_searches_the_cooking_decisions_and_plays_the_picks_as_its_rollout_policy():
-    from envs.waroong_wars.determinize import search_arms
+def test_waroong_wars_searches_the_picks_and_the_cooking_decisions():
+    from envs.waroong_wars.determinize import HORIZON, search_arms
 
     spec, env, eng, agent, legal = _waroong_wars_at_start()
-    assert eng.phase == "draft" and len(legal) > 1 and search_arms(eng, agent, legal[1], legal) == []
-    assert _searched(spec, env, agent)[1] == 0
+    assert eng.phase == "draft" and len(legal) > 1
+    assert search_arms(eng, agent, legal[1], legal) == [legal[1], legal[0]] + legal[2:]
+    assert _searched(spec, env, agent)[1] == 1
     spec, env, eng = _play_until("waroong_wars_v1", {}, 0, lambda e: e.phase == "cook" and any(
         len(e.legal_actions(a)) > 1 for a in e.live_agents()))
     agent = next(a for a in eng.live_agents() if len(eng.legal_actions(a)) > 1)
@@ -285,6 +286,9 @@ def test_waroong_wars_searches_the_cooking_decisions_and_plays_the_picks_as_its_
     assert search_arms(eng, agent, legal[1], legal) == [legal[1], legal[0]] + legal[2:]
     assert search_arms(eng, agent, legal[0], legal[:1]) == []
     assert _searched(spec, env, agent)[1] == 1
+    # a pick's worth is settled when the round is cooked: rollouts run to the end of the round
+    assert HORIZON == "round" and make_policy("planner", spec).planner.budget.horizon == "round"
+    assert make_policy("planner", EnvSpec.resolve("frying_master_v1")).planner.budget.horizon == 0
 
 
 def test_the_game_arms_open_one_at_a_time_and_share_the_budget_on_the_same_worlds():
@@ -351,3 +355,38 @@ def test_a_searched_pile_draw_is_the_same_behind_different_hidden_plates_and_foo
         b = make_policy(SHORT, spec, seed=seed)
         assert a.act(obs, agent, _Table(eng)) == b.act(obs, agent, _Table(other))
         assert a.planner.stats["searched"] == b.planner.stats["searched"] == 1
+
+
+def test_the_planner_remembers_the_packs_it_saw_and_hands_them_to_the_determinisation():
+    spec = EnvSpec.resolve("waroong_wars_v1")
+    env = spec.make()
+    obs, _ = env.reset(seed=2)
+    eng = env.unwrapped.engine
+    pol = make_policy("planner?sims=2&samples=1&horizon=score", spec, seed=0)
+    got = []
+    real = pol.planner.determinize
+    pol.planner.determinize = lambda e, v, r, own, mem: got.append((e.pick_no, own, mem)) or real(e, v, r, own, mem)
+    pol.planner.arms = lambda e, a, first, legal: [first] + [x for x in legal if x != first]  # search the picks
+    h = make_policy("heuristic", spec)
+    for _ in range(3):
+        joint = {a: h.act(obs[a], a, env) for a in env.agents}
+        joint["player_0"] = pol.act(obs["player_0"], "player_0", env)
+        obs, *_ = env.step(joint)
+    seen = pol.memory["player_0"]
+    assert [it[2] for it in seen] == [0, 1, 2] and all(it[1] == eng.round for it in seen)
+    assert got and got[-1] == (2, tuple(pol.own_actions["player_0"][:2]), tuple(seen))
+    pol.reset(1)
+    assert pol.memory == {} and pol.own_actions == {}
+
+
+def test_a_round_horizon_runs_each_simulation_to_the_end_of_the_round():
+    spec, env, eng = _play_until("waroong_wars_v1", {}, 3, lambda e: e.phase == "cook" and any(
+        len(e.legal_actions(a)) > 1 for a in e.live_agents()))
+    agent = next(a for a in eng.live_agents() if len(eng.legal_actions(a)) > 1)
+    pol = make_policy("planner?sims=4&samples=2&horizon=round", spec, seed=0)
+    real = pol.planner.value
+    ends = []  # where each simulation was valued: the outcome's round, and whether the game ended
+    pol.planner.value = lambda out, who, done: ends.append((out["rounds"], done)) or real(out, who, done)
+    pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+    assert pol.planner.stats["simulations"] == 4 and len(ends) == 4
+    assert all(r == eng.round + 1 or done for r, done in ends), ends

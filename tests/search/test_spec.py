@@ -7,7 +7,9 @@ from pathlib import Path
 import pytest
 
 from envs.core.errors import ConfigError
-from envs.core.search import PlannerPolicy, SearchBudget
+import envs
+from envs.core.policy import RandomLegalPolicy
+from envs.core.search import Planner, PlannerPolicy, Rollout, SearchBudget
 from training.envspec import EnvSpec
 from training.policies import PLANNER_OPTIONS, SPEC_HELP, make_policy, parse_spec, spec_checker
 
@@ -20,6 +22,7 @@ def test_planner_specs_parse_with_their_options():
     assert ps.options == {"ms": 50.0, "samples": 8, "rollout": "random", "horizon": "score", "seed": 3}
     assert ps.label == "planner?ms=50&samples=8&rollout=random&horizon=score&seed=3"
     assert parse_spec("planner?sims=8&horizon=20").options == {"sims": 8, "horizon": 20}
+    assert parse_spec("planner?sims=8&horizon=round").options == {"sims": 8, "horizon": "round"}
     assert parse_spec("planner?rollout=checkpoint:checkpoints/wok_star/main").options["rollout"] == \
         "checkpoint:checkpoints/wok_star/main"
     assert "planner" in SPEC_HELP and spec_checker("planner?sims=4") is None
@@ -35,7 +38,7 @@ def test_planner_specs_parse_with_their_options():
     ("planner?samples=-2", ["samples='-2'", "an integer 1.."]),
     ("planner?rollout=greedy", ["rollout='greedy'", "heuristic, random or checkpoint:DIR"]),
     ("planner?rollout=checkpoint:", ["rollout='checkpoint:'"]),
-    ("planner?horizon=soon", ["horizon='soon'", "or score"]),
+    ("planner?horizon=soon", ["horizon='soon'", "score or round"]),
     ("planner?seed=x", ["seed='x'"]),
     ("planner?ms=50&sims=8", ["ms", "sims", "not both"]),
     ("planner?sims=8&sims=9", ["'sims' given twice"]),
@@ -72,6 +75,21 @@ def test_make_policy_builds_the_planner_with_its_budget_and_rollout():
     from envs.frying_master.determinize import search_arms
     assert default.arms is search_arms  # the game's choice of decisions and moves, by default
     assert make_policy("planner?arms=all", spec).planner.arms is None  # every decision, every move
+
+
+def test_the_planner_takes_each_games_memory_round_and_simulation_policy():
+    import importlib
+
+    for env_id in envs.ENV_IDS:
+        mod = importlib.import_module(f"envs.{env_id.rsplit('_v', 1)[0]}.determinize")
+        pl = make_policy("planner?sims=4&horizon=round", EnvSpec.resolve(env_id)).planner
+        assert pl.round_of is mod.round_of and pl.remember is getattr(mod, "remember", None)
+        assert pl.budget.horizon == "round"
+    ww = make_policy("planner", EnvSpec.resolve("waroong_wars_v1")).planner
+    # simulations recall each seat's picks from their world; at the table the heuristic remembers
+    assert ww.rollout.make().recall == "world" and ww.root.make().recall == "memory"
+    with pytest.raises(ValueError, match="round_of"):
+        Planner(lambda *a: None, Rollout(RandomLegalPolicy), SearchBudget(ms=None, sims=2, horizon="round"))
 
 
 def test_a_checkpoint_rollout_reads_observations():

@@ -309,3 +309,27 @@ def test_heuristic_pick_values_equal_their_reference_in_seeded_games(opts, monke
         pol = waroong_wars_v1.HeuristicPolicy()
         play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
     assert calls["array"] > 100 and calls["bonus_differs"] > 10
+
+
+@pytest.mark.parametrize("players", [3, 5])
+def test_heuristic_recalling_from_the_world_picks_as_its_memory_does(players):
+    """``HeuristicPolicy(recall="world")`` (the search player's simulations) reads a seat's own
+    face-down picks from the engine it is given. In a real game, where the memory heuristic has
+    seen every pick, a fresh world-recalling heuristic asked at any pick chooses the same card;
+    a fresh memory heuristic, which has forgotten the round's picks, does not always."""
+    env = waroong_wars_v1.parallel_env(players=players)
+    obs, _ = env.reset(seed=players)
+    eng = env.unwrapped.engine
+    pols = {a: waroong_wars_v1.HeuristicPolicy() for a in env.agents}
+    same, forgot, picks = 0, 0, 0
+    while env.agents:
+        joint = {a: pols[a].act(obs[a], a, env) for a in env.agents}
+        if eng.phase == "draft" and eng.pick_no > 0:
+            for a in env.agents:
+                picks += 1
+                same += waroong_wars_v1.HeuristicPolicy(recall="world").act(obs[a], a, env) == joint[a]
+                forgot += waroong_wars_v1.HeuristicPolicy().act(obs[a], a, env) != joint[a]
+        obs, *_ = env.step(joint)
+    assert picks > 40 and same == picks and forgot > 0
+    with pytest.raises(ValueError, match="recall must be 'memory' or 'world'"):
+        waroong_wars_v1.HeuristicPolicy(recall="hands")
