@@ -3,7 +3,7 @@
 Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
 
 1. **Determinise.** Up to ``samples`` full engines are drawn from the game's
-   ``envs/<game>/determinize.py`` (``determinize(engine, viewer, rng, own_actions)``): every
+   ``envs/<game>/determinize.py`` (``determinize(engine, viewer, rng, own_actions, memory)``): every
    hidden part of the state (deck orders, face-down cards, other players' hands, the engine's
    generator) re-sampled consistently with what the deciding seat has seen, never read from
    the true state. Sample ``k`` is drawn the first time a simulation needs it (progressive
