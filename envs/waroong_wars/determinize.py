@@ -67,9 +67,10 @@ def remember(engine: "WaroongEngine", agent: str) -> tuple | None:
     return ("pack", view.round, view.pick_no, tuple(view.pack))
 
 
-def _seen_this_round(engine: "WaroongEngine", v: int, own_actions: Sequence[int], memory: Sequence):
-    """``[(P_j, a_j)]`` for the picks ``j < pick_no`` this round: the pack seen, the type taken;
-    None unless every one of them is remembered and fits."""
+def _seen_this_round(engine: "WaroongEngine", now: Sequence[int], own_actions: Sequence[int], memory: Sequence):
+    """``[(P_j, R_j)]`` for the picks ``j < pick_no`` this round (the pack seen, and what was left
+    of it after this seat's pick), then ``(now, None)`` (the pack in front of it now); None unless
+    every one of them is remembered and fits."""
     k = engine.pick_no
     if engine.phase != "draft" or k == 0:
         return None
@@ -91,10 +92,9 @@ def _seen_this_round(engine: "WaroongEngine", v: int, own_actions: Sequence[int]
         r = list(p)
         r[t] -= 1
         out.append((p, r))
-    now = list(engine.public_view(engine.agents[v]).pack)
     if sum(now) != per_hand - k:
         return None
-    out.append((now, None))
+    out.append((list(now), None))
     return out
 
 
@@ -147,7 +147,7 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
             rows = engine.hands if kind == "hand" else engine.packs
             pool += [t for t in range(n_types) for _ in range(rows[s][t])]
     # The packs seen this round, placed where they must be (own hand known: the memory is whole).
-    seen = _seen_this_round(engine, v, own_actions, memory) if drafting and own_hand is not None else None
+    seen = _seen_this_round(engine, view.pack, own_actions, memory) if drafting and own_hand is not None else None
     placed = _place_seen(engine, v, seen, rng) if seen else None
     forced = [[0] * n_types for _ in range(n)]
     known_packs: dict[int, list[int]] = {}
