@@ -6,10 +6,7 @@
         obs, masks, rewards, terminated, truncated, infos = venv.step(actions)
 
 The games are split into ``workers`` contiguous shards (default: one per
-core; the calling process's first shard is smaller by :data:`LOCAL_DISCOUNT`
-of an equal share, or ``local_games`` games: it also draws, checks, sends
-and stacks for the whole batch, and a step lasts as long as its slowest
-shard). ``workers`` counts the processes that step games, this one included:
+core). ``workers`` counts the processes that step games, this one included:
 the calling process steps the first shard itself (a :class:`BatchedEnv`)
 while ``workers - 1`` worker processes (started with ``spawn``: no state is
 inherited) each hold a :class:`BatchedEnv` of one other shard. ``step``
@@ -67,28 +64,6 @@ from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, r
 LABEL = "vector worker"
 #: How long (s) a process polls for the next message before it blocks, by default (see ``spin_s``).
 SPIN_S = 0.005
-#: By default the calling process steps its equal share of the games less this fraction of it
-#: (rounded; at least one game): its own work on the whole batch each step (checking the actions,
-#: sending them, stacking the shards) is about this much of a shard's game work (docs/performance.md).
-LOCAL_DISCOUNT = 1 / 16
-
-
-def split(num_games: int, workers: int, local_games: int | None = None) -> list[slice]:
-    """The shards: contiguous slices of ``range(num_games)``, the first (this process's) with
-    ``local_games`` games (default: the equal share less :data:`LOCAL_DISCOUNT` of it), the rest
-    as equal as they can be."""
-    if workers == 1:
-        return [slice(0, num_games)]
-    if local_games is None:
-        share = num_games / workers
-        local_games = max(1, round(share * (1 - LOCAL_DISCOUNT)))
-    elif isinstance(local_games, bool) or not isinstance(local_games, (int, np.integer)) \
-            or not 1 <= local_games <= num_games - (workers - 1):
-        raise ValueError(f"local_games must be an integer from 1 to {num_games - (workers - 1)} "
-                         f"(every one of the {workers - 1} worker(s) needs a game), got {local_games!r}")
-    rest = np.linspace(int(local_games), num_games, workers).round().astype(int)
-    bounds = [0, *(int(b) for b in rest)]
-    return [slice(a, b) for a, b in zip(bounds[:-1], bounds[1:])]
 
 class _Shard:
     """A worker's games: a :class:`BatchedEnv` whose observations, masks and
@@ -194,8 +169,7 @@ class ProcessBatchedEnv:
     """``num_games`` games of one env over ``workers`` processes (see module doc)."""
 
     def __init__(self, env_id: str, num_games: int, workers: int | None = None,
-                 env_kwargs: Mapping[str, Any] | None = None, spin_s: float | None = None,
-                 local_games: int | None = None):
+                 env_kwargs: Mapping[str, Any] | None = None, spin_s: float | None = None):
         self._closed = False  # first: close() (and __del__) work whatever fails below
         self._local: BatchedEnv | None = None
         self._remotes: list[Remote] = []
@@ -214,7 +188,8 @@ class ProcessBatchedEnv:
         probe.close()
         self._raise_illegal = probe.envs[0].illegal_action == "raise"
         self._action_names = list(probe.envs[0].action_table.names(range(self.n_actions)))
-        self._slices = split(self.num_games, workers, local_games)
+        bounds = np.linspace(0, self.num_games, workers + 1).round().astype(int)
+        self._slices = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
         self.alive = np.zeros((self.num_games, self.num_seats), dtype=bool)
         self._masks = np.zeros((self.num_games, self.num_seats, self.n_actions), dtype=np.int8)
         self._flat_rows = np.arange(self.num_games * self.num_seats)

@@ -87,42 +87,6 @@ def test_process_form_matches_in_process_form():
             assert [("final_observation" in x) for x in a[5]] == [("final_observation" in x) for x in b[5]]
 
 
-@pytest.mark.parametrize("num_games,workers", [(64, 2), (16, 2), (7, 3), (4, 3), (3, 3), (64, 4), (9, 1)])
-def test_shards_cover_every_game_once_with_this_process_stepping_a_smaller_share(num_games, workers):
-    """The default split: contiguous shards over every game, none empty, this process's first
-    shard its equal share less LOCAL_DISCOUNT (it also draws, checks, sends and stacks for the
-    batch), never more games than any worker's."""
-    from envs.vector.process import LOCAL_DISCOUNT, split
-
-    shards = split(num_games, workers)
-    assert len(shards) == workers and shards[0].start == 0 and shards[-1].stop == num_games
-    assert all(a.stop == b.start for a, b in zip(shards, shards[1:]))
-    sizes = [sl.stop - sl.start for sl in shards]
-    assert min(sizes) >= 1 and sizes[0] <= min(sizes[1:] or [num_games])
-    assert sizes[0] == (num_games if workers == 1 else max(1, round(num_games / workers * (1 - LOCAL_DISCOUNT))))
-    if num_games == 64 and workers == 2:
-        assert sizes == [30, 34]
-
-
-def test_process_form_with_a_chosen_local_share_plays_the_same_games():
-    kwargs = {"players": 2, "max_ticks": 8}
-    local = BatchedEnv("frying_master_v1", 6, kwargs)
-    with ProcessBatchedEnv("frying_master_v1", 6, workers=2, env_kwargs=kwargs, local_games=1) as remote:
-        assert [sl.stop - sl.start for sl in remote._slices] == [1, 5]
-        a, b = local.reset(seed=4), remote.reset(seed=4)
-        rng = np.random.default_rng(5)
-        for _ in range(10):
-            np.testing.assert_array_equal(a[0], b[0])
-            np.testing.assert_array_equal(a[1], b[1])
-            actions = random_legal_actions(rng, a[1])
-            a, b = local.step(actions), remote.step(actions)
-            for k in range(2, 5):
-                np.testing.assert_array_equal(a[k], b[k])
-    for bad in (0, 6, 2.5, True, "3"):
-        with pytest.raises(ValueError, match=r"local_games must be an integer from 1 to 5 .*got"):
-            ProcessBatchedEnv("frying_master_v1", 6, workers=2, env_kwargs=kwargs, local_games=bad)
-
-
 def test_bad_input_is_a_clear_error():
     venv = BatchedEnv("wok_star_v1", 2, {"players": 2})
     with pytest.raises(RuntimeError, match="reset"):
