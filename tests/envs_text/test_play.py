@@ -209,6 +209,7 @@ def test_ctrl_c_stops_the_game_with_a_message():
             assert chunk and time.monotonic() < deadline, "the command ended before asking"
             seen += chunk
         p.send_signal(signal.SIGINT)
+        p.wait(timeout=30)  # stdin stays open until it has stopped: the interrupt, not an end of input, stops it
         out, err = p.communicate(timeout=30)
     finally:
         if p.poll() is None:
