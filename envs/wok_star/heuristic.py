@@ -48,7 +48,10 @@ keep the tempo and spend differently (:data:`STYLES`; issue 16's cross-play):
   chef works their own cards: a division of labour with no help);
 * ``big_spender``: buys a recipe whenever one is affordable, spends every
   Hustle token on rotations and advertises up to 5 Coupons;
-* ``miser``: never buys recipes or advertises; only upgrades and Hustle.
+* ``miser``: never buys recipes or advertises; only upgrades and Hustle;
+* ``eager_buyer``: the default chef, except that it buys a recipe whenever one
+  is affordable (``big_spender``'s recipe rule alone: it keeps its Hustle
+  reserve and advertises as the default does).
 """
 
 from __future__ import annotations
@@ -84,6 +87,8 @@ STYLES: dict[str, dict[str, Any]] = {
                     "recipes": "always", "advertises": True},
     "miser": {"stock": STOCK, "advertise": 0, "hustle_reserve": HUSTLE_RESERVE, "helps": True,
               "recipes": "never", "advertises": False},
+    "eager_buyer": {"stock": STOCK, "advertise": ADVERTISE, "hustle_reserve": HUSTLE_RESERVE, "helps": True,
+                    "recipes": "always", "advertises": True},
 }
 
 

@@ -296,14 +296,19 @@ def test_documented_train_commands_never_write_a_shipped_checkpoint():
     shipped = set(ck.shipped_checkpoints(ROOT / "checkpoints"))
     commands = _documented_commands("train")
     assert any("training.seed=1" in c for c in commands), "docs/training.md shows a --set training.seed=1 variant"
+    writes = {}  # the run directory an earlier documented command writes -> where that run starts from
     for argv in commands:
         config = ROOT / argv[argv.index("--config") + 1] if "--config" in argv else None
         sets = [argv[i + 1] for i, a in enumerate(argv) if a == "--set"]
         cfg = load_config(config, sets)
         if cfg["env"]["id"] not in envs.available_env_ids():
             continue
+        start = cfg["training"].get("init_from")
+        if start and str(start) in writes:  # a chain of fine-tunings: the command that writes `start` is documented
+            start = cfg["training"]["init_from"] = writes[str(start)]  # first; check this one from where that one starts
         target = ROOT / plan_run(cfg).checkpoint_dir
         assert target not in shipped, f"documented `train {' '.join(argv)}` would write {target}"
+        writes[str(target.relative_to(ROOT))] = start
 
 
 def test_resume_of_a_finished_shipped_run_changes_nothing(tmp_path, capsys):

@@ -115,6 +115,13 @@ def test_the_manifests_pending_map_is_checked(tmp_path, toy_checkpoint, toy_regi
         pending_checkpoints(root)
 
 
+def _set_value(words: list[str], key: str) -> str | None:
+    """The value a train command's ``--set KEY=VALUE`` gives ``key`` (the last one wins), or None."""
+    values = [words[i + 1].partition("=")[2] for i, w in enumerate(words[:-1])
+              if w == "--set" and words[i + 1].partition("=")[0] == key]
+    return values[-1] if values else None
+
+
 @pytest.mark.parametrize("directory", SHIPPED, ids=[f"{p.parent.name}/{p.name}" for p in SHIPPED])
 def test_shipped_evaluation_md_says_how_to_reproduce_it(directory):
     """Each shipped evaluation.md ends with the commands that reproduce the checkpoint and its table
@@ -127,11 +134,19 @@ def test_shipped_evaluation_md_says_how_to_reproduce_it(directory):
     block = text.split("Reproduce (training, then each row):", 1)[1].split("```bash\n", 1)[1].split("```", 1)[0]
     commands = [shlex.split(line) for line in block.strip().splitlines()]
     trains = [w for w in commands if w[:4] == ["python", "-m", "training", "train"]]
-    assert trains and commands[:len(trains)] == trains  # the training sessions first (then --resume ones)
-    for words in trains:
+    assert trains and commands[:len(trains)] == trains  # the training sessions first
+    names = [_set_value(words, "name") for words in trains]
+    assert names[-1] == "retrained"
+    for i, words in enumerate(trains):
         train = build_parser().parse_args(words[3:])
-        assert (ROOT / train.config).is_file() and "name=retrained" in words
-        assert train.resume == (words is not trains[0])
+        assert (ROOT / train.config).is_file()
+        if i == 0:
+            assert not train.resume
+        elif train.resume:  # a later session of the same run
+            assert names[i] == names[i - 1]
+        else:  # or a fine-tuning that starts from the weights of the run before it
+            assert names[i] != names[i - 1]
+            assert _set_value(words, "training.init_from") == f"checkpoints/{directory.parent.name}/{names[i - 1]}"
     commands = [trains[-1]] + commands[len(trains):]
     summary = json.loads((directory / "evaluation.json").read_text())["rows"]
     for words in commands[1:]:
