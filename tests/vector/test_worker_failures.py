@@ -160,6 +160,7 @@ def test_an_exception_in_a_worker_step_comes_back_and_every_other_answer_is_drai
     rng = np.random.default_rng(0)
     masks = venv.reset(seed=0)[1]
     masks = venv.step(random_legal_actions(rng, masks))[1]
+    assert [sl.stop - sl.start for sl in venv._slices] == [2, FAULTY_SHARD_GAMES, 2]
     faulty = venv._procs[0]  # shards 2, 1, 2: the first worker holds the one-game shard
     with pytest.raises(WorkerError, match=rf"in vector worker {faulty.pid}: ZeroDivisionError: boom in a step\n"
                                           r".*Traceback") as e:
