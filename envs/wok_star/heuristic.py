@@ -51,7 +51,11 @@ keep the tempo and spend differently (:data:`STYLES`; issue 16's cross-play):
 * ``miser``: never buys recipes or advertises; only upgrades and Hustle;
 * ``eager_buyer``: the default chef, except that it buys a recipe whenever one
   is affordable (``big_spender``'s recipe rule alone: it keeps its Hustle
-  reserve and advertises as the default does).
+  reserve and advertises as the default does);
+* ``hustler``: the default chef, except that it keeps no Hustle token in
+  reserve: it spends every token on a rotation that reaches a better method
+  (``big_spender``'s Hustle rule alone: it buys recipes and advertises as the
+  default does).
 """
 
 from __future__ import annotations
@@ -89,6 +93,8 @@ STYLES: dict[str, dict[str, Any]] = {
               "recipes": "never", "advertises": False},
     "eager_buyer": {"stock": STOCK, "advertise": ADVERTISE, "hustle_reserve": HUSTLE_RESERVE, "helps": True,
                     "recipes": "always", "advertises": True},
+    "hustler": {"stock": STOCK, "advertise": ADVERTISE, "hustle_reserve": 0, "helps": True,
+                "recipes": "when_short", "advertises": True},
 }
 
 

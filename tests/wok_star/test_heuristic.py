@@ -64,3 +64,28 @@ def test_heuristic_wins_some_mild_games():
     pol = wok_star_v1.HeuristicPolicy()
     wins = sum(bool(play_episode(env, {a: pol for a in env.possible_agents}, seed=s).winners) for s in range(8))
     assert wins >= 3
+
+
+def test_the_hustler_is_the_default_chef_but_for_its_last_hustle_token():
+    """``hustler`` is the default chef with no Hustle reserve: from the same observations it picks
+    the default's action everywhere except where the team holds exactly the default's reserve of
+    tokens, and there it spends one (a rotation) where the default keeps it."""
+    from envs.wok_star.heuristic import HUSTLE_RESERVE, build_action_table
+    rotate = {g.name: g for g in build_action_table(2).groups}["rotate"]
+    env = wok_star_v1.parallel_env(players=2)
+    default, hustler = wok_star_v1.HeuristicPolicy(), wok_star_v1.HeuristicPolicy("hustler")
+    differed = 0
+    for seed in range(4):
+        obs, _ = env.reset(seed=seed)
+        while env.agents:
+            acts = {}
+            for a in env.agents:
+                d, h = default.act(obs[a], a, env), hustler.act(obs[a], a, env)
+                if d != h:
+                    view = env.unwrapped.engine.public_view(a)
+                    assert view.table["hustle"] == HUSTLE_RESERVE, (seed, a, d, h)
+                    assert obs[a]["action_mask"][h] and rotate.start <= h < rotate.start + rotate.size, h
+                    differed += 1
+                acts[a] = d
+            obs, *_ = env.step(acts)
+    assert differed > 0
