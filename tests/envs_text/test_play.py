@@ -197,9 +197,11 @@ def test_ctrl_c_stops_the_game_with_a_message():
 
     env_id = IDS[-1]
     seat = _seat(env_id)
+    # a terminal's Ctrl-C reaches a process whose SIGINT is not ignored; a test process may have inherited
+    # SIG_IGN (which exec keeps), so the child starts with the default disposition, as from a shell
     p = subprocess.Popen([sys.executable, "-m", "training", "play", "--env", env_id, "--seat", seat],
                          stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                         cwd=ROOT, env=ENV)
+                         cwd=ROOT, env=ENV, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
         seen = b""
         deadline = time.monotonic() + 120
