@@ -6,6 +6,9 @@ spec                               policy
 ``random``                         uniformly random legal action (``RandomLegalPolicy``)
 ``heuristic``                      the game's scripted ``HeuristicPolicy`` (``envs.<id>``)
 ``heuristic?style=NAME``           the same with one of the game's styles (Wok Star: ``HeuristicPolicy.styles``)
+``heuristic?recall=world``         Waroong Wars: its own face-down picks read from its hand in the engine, not
+                                   from a memory of the actions it chose (``HeuristicPolicy.recalls``): a
+                                   behaviour-cloning teacher labelling a student's DAgger games
 ``noop``                           always ``noop`` (index 0): a player who does nothing
 ``checkpoint:DIR``                 a trained checkpoint (greedy: most likely legal action)
 ``checkpoint:DIR?deterministic=false``  the same, sampling from its masked distribution
@@ -51,7 +54,7 @@ from training.envspec import EnvSpec
 from training.obs import SeatEncoder
 
 BASELINES = ("random", "heuristic", "noop")
-SPEC_HELP = ("random | heuristic[?style=NAME] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
+SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
              "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score|round]"
              "[&arms=game|all][&seed=N]")
@@ -72,8 +75,9 @@ class PolicySpec:
     def label(self) -> str:
         if self.kind == "text":
             return f"text:{self.path}"
-        if self.kind == "heuristic" and self.options.get("style", "default") != "default":
-            return f"heuristic?style={self.options['style']}"
+        shown = {k: v for k, v in self.options.items() if (k, v) not in (("style", "default"), ("recall", "memory"))}
+        if self.kind == "heuristic" and shown:
+            return "heuristic?" + "&".join(f"{k}={v}" for k, v in sorted(shown.items()))
         if self.kind == "planner":
             return self.text
         if self.kind != "checkpoint":
@@ -141,13 +145,17 @@ def _parse_text_spec(text: str, s: str) -> PolicySpec:
 
 
 def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
-    """``heuristic?style=NAME`` (the style is checked against the game's when the policy is made)."""
+    """``heuristic?style=NAME``, ``heuristic?recall=world`` (each checked against the game's
+    heuristic when the policy is made)."""
     options: dict[str, str] = {}
     for k, v in parse_qsl(s[len("heuristic?"):], keep_blank_values=True):
-        if k != "style":
-            raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: style")
+        if k not in ("style", "recall"):
+            raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: style, recall")
+        if k in options:
+            raise ConfigError(f"policy spec {text!r}: {k} given twice; allowed: once")
         if not v:
-            raise ConfigError(f"policy spec {text!r}: style is empty; allowed: a style name, e.g. heuristic?style=soloist")
+            raise ConfigError(f"policy spec {text!r}: {k} is empty; allowed: a name, e.g. heuristic?style=soloist "
+                              "or heuristic?recall=world")
         options[k] = v
     return PolicySpec("heuristic", options=options, text=s)
 
@@ -345,12 +353,16 @@ def make_policy(spec: str | PolicySpec, env_spec: EnvSpec, seed: int | None = No
         cls = getattr(env_spec.module(), "HeuristicPolicy", None)
         if cls is None:
             raise ConfigError(f"{env_spec.env_id} has no HeuristicPolicy; use random or a checkpoint")
-        style = ps.options.get("style")
-        styles = getattr(cls, "styles", ("default",))
-        if style is not None and style not in styles:
-            raise ConfigError(f"policy spec {ps.text!r}: {env_spec.env_id}'s heuristic has no style {style!r}; "
-                              f"allowed: {', '.join(styles)}")
-        pol = cls(style=style) if style is not None and hasattr(cls, "styles") else cls()
+        kwargs = {}
+        for key, attr in (("style", "styles"), ("recall", "recalls")):
+            value = ps.options.get(key)
+            allowed = getattr(cls, attr, ("default",) if key == "style" else ())
+            if value is not None and value not in allowed:
+                raise ConfigError(f"policy spec {ps.text!r}: {env_spec.env_id}'s heuristic has no {key} {value!r}; "
+                                  f"allowed: {', '.join(allowed) if allowed else '(none: this heuristic has no ' + key + ' option)'}")
+            if value is not None and hasattr(cls, attr):
+                kwargs[key] = value
+        pol = cls(**kwargs)
         if seed is not None:
             pol.reset(seed)
         return pol

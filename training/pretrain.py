@@ -31,7 +31,8 @@ A run with ``pretrain.steps > 0`` does, before MaskablePPO learns:
    it into states its teacher never visits; this teaches it what to do there.
    The teacher only labels, so its choice should depend on the current state
    only (a teacher that remembers its own earlier actions labels as if it had
-   played them).
+   played them: Waroong Wars' ``heuristic`` remembers its face-down picks;
+   ``heuristic?recall=world`` reads them from the seat's hand, the student's).
 4. Log ``pretrain/*`` to TensorBoard per epoch (loss, value loss, accuracy on
    the training samples and the holdout) and per DAgger round (the clone's win
    rate and agreement in its own games), and record the summary in the

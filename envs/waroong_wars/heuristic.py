@@ -92,14 +92,19 @@ def _fit(t: "_SetsTable", have: np.ndarray, go_boy: int, picks_left: int | None)
 
 class HeuristicPolicy(Policy):
     name = "heuristic"
+    #: the ``recall`` values (the ``heuristic?recall=...`` spec option)
+    recalls = ("memory", "world")
 
     def __init__(self, recall: str = "memory") -> None:
         """``recall``: how it knows its own face-down picks while Shopping: ``"memory"`` (what it
         picked in this game, as a player at the table), or ``"world"``, the picks in the engine it
         is given: for the search player's simulations, whose worlds are determinisations (in a
         simulated world a seat's hand is the picks it made there; a memory would have forgotten
-        the picks made before the simulation began)."""
-        if recall not in ("memory", "world"):
+        the picks made before the simulation began), and for a behaviour-cloning teacher that
+        labels a student's DAgger games (``heuristic?recall=world``: the picks are the student's,
+        which a memory of the teacher's own labels gets wrong once the two differ). Either way it
+        reads only its own seat's picks, which its player saw when making them."""
+        if recall not in self.recalls:
             raise ValueError(f"recall must be 'memory' or 'world', got {recall!r}")
         self.recall = recall
         self.cat = load_catalog()

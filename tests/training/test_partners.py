@@ -43,6 +43,26 @@ def test_an_unknown_style_is_refused_naming_the_games_styles(env_id):
     assert make_policy("heuristic?style=default", EnvSpec.resolve(env_id)).name == "heuristic"
 
 
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_the_recall_option_is_taken_only_by_a_heuristic_that_has_it(env_id):
+    """``heuristic?recall=world`` (Waroong Wars' DAgger teacher): made where the game's heuristic
+    lists it in ``recalls``, refused elsewhere and for an unknown value, naming what is allowed."""
+    spec = EnvSpec.resolve(env_id)
+    recalls = getattr(spec.module().HeuristicPolicy, "recalls", ())
+    assert parse_spec("heuristic?recall=world").label == "heuristic?recall=world"
+    with pytest.raises(ConfigError, match="recall given twice"):
+        parse_spec("heuristic?recall=world&recall=memory")
+    with pytest.raises(ConfigError) as e:
+        make_policy("heuristic?recall=hands", spec)
+    assert "no recall 'hands'" in str(e.value) and (", ".join(recalls) if recalls else "no recall option") in str(e.value)
+    if "world" in recalls:
+        assert make_policy("heuristic?recall=world", spec).recall == "world"
+    else:
+        with pytest.raises(ConfigError, match="no recall 'world'"):
+            make_policy("heuristic?recall=world", spec)
+    assert any("world" in getattr(EnvSpec.resolve(e).module().HeuristicPolicy, "recalls", ()) for e in envs.ENV_IDS)
+
+
 def _trajectory(env_id: str, policy, seed: int) -> list[tuple]:
     env = EnvSpec.resolve(env_id).make()
     obs, _ = env.reset(seed=seed)
