@@ -317,7 +317,8 @@ class CopyGroup:
         with probability ``teacher_share`` (DAgger: the learner's own states,
         the teacher's labels). Returns ``(labels, played, step results)``: the
         teacher's action per slot (``noop`` for a seat that has left the game),
-        the action played and what :meth:`step` returns. One teacher object per copy and seat,
+        the action played and what :meth:`step` returns; a teacher whose label was not played is
+        told so (``Policy.overruled``: a teacher that remembers its own actions corrects them). One teacher object per copy and seat,
         reset at the start of each of the copy's games with a seed from the
         copy's generator, so the data depend only on the seeds (not on the
         worker split)."""
@@ -333,10 +334,14 @@ class CopyGroup:
             return labels, labels, self.step(labels)
         played = self.student.act(self._slot_obs(), self._slot_masks(), deterministic=True).astype(np.int64)
         i = 0
-        for c in self.copies:
+        for ci, c in enumerate(self.copies):
+            live = set(c.env.agents)
             for j in range(self.k):
                 if teacher_share > 0 and c.rng.random() < teacher_share:
                     played[i + j] = labels[i + j]
+                a = c.learners[j]
+                if a in live and played[i + j] != labels[i + j]:
+                    self._teacher(ci, c, a, teacher).overruled(a, int(labels[i + j]), int(played[i + j]))
             i += self.k
         return labels, played, self.step(played)
 

@@ -28,6 +28,11 @@ class Policy(ABC):
     def act(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> int:
         """One legal action index for ``agent``."""
 
+    def overruled(self, agent: str, chosen: int, played: int) -> None:
+        """Told after :meth:`act` that ``played``, not the ``chosen`` action it returned, was
+        played for ``agent`` (a behaviour-cloning teacher that only labels a student's DAgger
+        games). A policy that remembers its own actions corrects that memory; by default nothing."""
+
 
 class RandomLegalPolicy(Policy):
     """Uniformly random among the legal actions (the mask)."""

@@ -379,3 +379,12 @@ class PlannerPolicy(Policy):
             raise ValueError(f"the planner chose {a} for {agent}, which the mask does not allow")
         mine.append(a)
         return a
+
+    def overruled(self, agent: str, chosen: int, played: int) -> None:
+        """The seat played ``played``, not the ``chosen`` action: remember that one (a DAgger
+        teacher's determinisations then place the picks the seat really made)."""
+        mine = self.own_actions.get(agent)
+        if not mine or mine[-1] != chosen:
+            raise ValueError(f"overruled({agent!r}, {chosen}, {played}): {chosen} is not the last action "
+                             f"this planner chose for {agent}")
+        mine[-1] = int(played)

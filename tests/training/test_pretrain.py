@@ -104,6 +104,44 @@ def test_dagger_round_plays_the_student_and_keeps_the_teachers_labels(toy_regist
     assert np.array_equal(full.played, full.actions)
 
 
+def test_a_dagger_teacher_is_told_when_its_label_was_not_played(toy_registry, monkeypatch):
+    """``Policy.overruled``: a teacher that remembers its own actions (the planner; Waroong Wars'
+    heuristic?recall=world needs no memory) learns what the student played instead, once per
+    learner step whose label was not played, and never when the teacher's own action was."""
+    from training.actor import NumpyActor
+
+    told = []
+    cls = EnvSpec.resolve("toy_v0").module().HeuristicPolicy
+    monkeypatch.setattr(cls, "overruled", lambda self, agent, chosen, played: told.append((chosen, played)),
+                        raising=False)
+    waiter = NumpyActor([], "Tanh", (np.zeros((3, 4), np.float32), np.array([5.0, 0.0, 0.0], np.float32))).state()
+    d = collect(settings(), "heuristic", 400, 2, 1, seed=3, gamma=0.99, student=waiter, teacher_share=0.5)
+    wrong = [(int(a), int(p)) for a, p in zip(d.actions, d.played) if a != p]
+    assert told == wrong and len(told) > 20 and all(p == 0 for _, p in told)
+    told.clear()
+    collect(settings(), "heuristic", 400, 2, 1, seed=3, gamma=0.99)  # the teacher plays: nothing to tell
+    collect(settings(), "heuristic", 400, 2, 1, seed=3, gamma=0.99, student=waiter, teacher_share=1.0)
+    assert told == []
+
+
+def test_the_planner_remembers_the_action_played_when_overruled():
+    from envs import waroong_wars_v1
+    from training.policies import make_policy
+
+    spec = EnvSpec.resolve("waroong_wars_v1")
+    env = waroong_wars_v1.parallel_env(players=3)
+    obs, _ = env.reset(seed=4)
+    pol = make_policy("planner?sims=2&samples=1&horizon=1", spec, seed=0)
+    a = env.agents[0]
+    chosen = pol.act(obs[a], a, env)
+    other = int(next(x for x in np.flatnonzero(obs[a]["action_mask"]) if x != chosen))
+    with pytest.raises(ValueError, match="is not the last action"):
+        pol.overruled(a, other, chosen)
+    assert pol.own_actions[a] == [chosen]  # a refused call changes nothing
+    pol.overruled(a, chosen, other)
+    assert pol.own_actions[a] == [other]
+
+
 def test_pool_seats_are_played_by_the_teacher_during_collection(toy_registry):
     s = settings(others={"pool": 0.5, "random": 0.25, "heuristic": 0.25})
     got = collection_settings(s, "heuristic").seating.others
