@@ -95,7 +95,8 @@ SCHEMA = Section("config", {
         "init_from": Key(Text(allow_none=True, description="a checkpoint directory"), None,
                          "start PPO from this checkpoint's policy and value weights instead of random ones (same env, "
                          "observation and action spaces, algorithm.net_arch and activation, normalize_observations; "
-                         "its optimizer state and step counters are not taken); needs pretrain.steps 0; null: none"),
+                         "its optimizer state and step counters are not taken); with pretrain.steps > 0 the cloning starts from "
+                         "these weights; null: none"),
     }), None, ""),
     "pretrain": Key(Section("pretrain", {
         "steps": Key(Number(integer=True, low=0), 0,

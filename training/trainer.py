@@ -168,10 +168,6 @@ def init_source(cfg: dict, env_spec: EnvSpec) -> dict:
     with this config's network and observation scaling; ConfigError naming what differs."""
     src = Path(cfg["training"]["init_from"])
     key = "config key training.init_from"
-    if cfg["pretrain"]["steps"] > 0:
-        raise ConfigError(f"{key} and pretrain.steps {cfg['pretrain']['steps']:,} contradict each other: a run starts "
-                          "either from a checkpoint's weights or from behaviour cloning; set pretrain.steps=0 or "
-                          "training.init_from=null")
     if not ck.is_checkpoint(src):
         raise ConfigError(f"{key}: no checkpoint at {src} (no {ck.METADATA_FILE}); allowed: a checkpoint directory, "
                           "e.g. checkpoints/wok_star/main")

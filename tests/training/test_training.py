@@ -9,6 +9,7 @@ from pathlib import Path
 
 import numpy as np
 import pytest
+import torch
 from stable_baselines3.common.callbacks import BaseCallback
 
 import envs
@@ -119,9 +120,35 @@ def test_init_from_starts_ppo_from_a_checkpoints_weights(toy_registry, tmp_path,
     assert train(more, resume=True, **QUIET).metadata["init_from"] == recorded
 
 
+def test_init_from_with_cloning_clones_from_the_checkpoints_weights(toy_registry, tmp_path, toy_checkpoint):
+    """``training.init_from`` and ``pretrain.steps > 0``: the weights are loaded first and the
+    cloning fits from them (expert iteration: a trained policy pulled toward a teacher). With a
+    vanishing cloning step size PPO starts where the checkpoint is; a fresh run cloned the same
+    way starts elsewhere, and a real step size moves the weights."""
+    source, _ = load_checkpoint(toy_checkpoint)
+    want = source.policy.state_dict()
+    tiny = {"steps": 300, "epochs": 1, "batch_size": 64, "learning_rate": 1e-12, "dagger_rounds": 1, "dagger_steps": 100}
+
+    def start(name, pretrain, init=True):
+        seen = _WeightsAtStart()
+        cfg = load_config(raw=toy_config(tmp_path, name=name, pretrain=pretrain,
+                                         training={"total_timesteps": 256, "init_from": str(toy_checkpoint) if init else None},
+                                         evaluation={"games": 2}))
+        res = train(cfg, extra_callbacks=[seen], **QUIET)
+        return seen.weights, res.metadata
+
+    kept, meta = start("kept", tiny)
+    assert all(torch.allclose(kept[k], want[k], atol=1e-6) for k in want)
+    assert meta["init_from"]["path"] == str(toy_checkpoint) and meta["pretrain"]["samples"] >= 300
+    assert len(meta["pretrain"]["dagger"]["rounds"]) == 1
+    fresh, _ = start("fresh", tiny, init=False)
+    assert not all(torch.allclose(fresh[k], want[k], atol=1e-6) for k in want)
+    moved, _ = start("moved", {**tiny, "learning_rate": 1e-2})
+    assert not all(torch.allclose(moved[k], want[k], atol=1e-6) for k in want)
+
+
 @pytest.mark.parametrize("change,error", [
     ({"training": {"init_from": "no/such/dir"}}, r"training.init_from: no checkpoint at no/such/dir .*allowed: a checkpoint directory"),
-    ({"pretrain": {"steps": 100}}, r"training.init_from and pretrain.steps 100 contradict each other"),
     ({"algorithm": {"net_arch": [8]}}, r"training.init_from: .* network is \{'net_arch': \[16, 16\], 'activation': 'tanh'\}, this config's is \{'net_arch': \[8\]"),
     ({"training": {"normalize_observations": False}}, r"trained with normalize_observations=True, this config has False"),
     ({"env": {"id": "toy_coop_v0", "options": {"players": 2}}}, r"was trained on 'toy_v0', not 'toy_coop_v0'"),
