@@ -75,9 +75,9 @@ class PolicySpec:
     def label(self) -> str:
         if self.kind == "text":
             return f"text:{self.path}"
-        shown = {k: v for k, v in self.options.items() if (k, v) not in (("style", "default"), ("recall", "memory"))}
-        if self.kind == "heuristic" and shown:
-            return "heuristic?" + "&".join(f"{k}={v}" for k, v in sorted(shown.items()))
+        if self.kind == "heuristic":  # the options that differ from the defaults (style=default, recall=memory)
+            shown = sorted((k, v) for k, v in self.options.items() if (k, v) not in (("style", "default"), ("recall", "memory")))
+            return "heuristic" + ("?" + "&".join(f"{k}={v}" for k, v in shown) if shown else "")
         if self.kind == "planner":
             return self.text
         if self.kind != "checkpoint":

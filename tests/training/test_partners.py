@@ -60,7 +60,7 @@ def test_the_recall_option_is_taken_only_by_a_heuristic_that_has_it(env_id):
     else:
         with pytest.raises(ConfigError, match="no recall 'world'"):
             make_policy("heuristic?recall=world", spec)
-    assert any("world" in getattr(EnvSpec.resolve(e).module().HeuristicPolicy, "recalls", ()) for e in envs.ENV_IDS)
+    assert any("world" in getattr(EnvSpec.resolve(g).module().HeuristicPolicy, "recalls", ()) for g in envs.ENV_IDS)
 
 
 def _trajectory(env_id: str, policy, seed: int) -> list[tuple]:

@@ -338,8 +338,9 @@ def test_heuristic_recalling_from_the_world_picks_as_its_memory_does(players):
 def test_a_teacher_recalling_from_the_world_labels_a_students_picks_right():
     """DAgger (``training.pretrain``): the student's picks are played while the teacher only
     labels. The memory heuristic remembers its own labels as picked, so once the student took
-    another card its labels use a hand the seat does not hold; ``heuristic?recall=world`` reads the
-    seat's true picks and labels as a heuristic that had made the student's picks would."""
+    another card its labels use a hand the seat does not hold; ``heuristic?recall=world`` labels
+    as a remembering heuristic whose memory holds the student's picks (tracked here from the
+    actions played, not read from the engine)."""
     from training.envspec import EnvSpec
     from training.policies import make_policy
 
@@ -347,24 +348,27 @@ def test_a_teacher_recalling_from_the_world_labels_a_students_picks_right():
     env = waroong_wars_v1.parallel_env(players=4)
     obs, _ = env.reset(seed=11)
     eng = env.unwrapped.engine
-    student = waroong_wars_v1.HeuristicPolicy()  # plays, but takes the second-best legal pick
+    others = waroong_wars_v1.HeuristicPolicy()  # the other seats
     memory, world = make_policy("heuristic", spec), make_policy("heuristic?recall=world", spec)
     assert world.recall == "world" and memory.recall == "memory"
-    a = env.agents[0]
+    a, pick0 = env.agents[0], ix(eng).pick0
+    picked = [0] * len(eng.hands[0])  # seat a's picks this round, from the actions played
     labels_differ = picks = 0
     first = eng.round
     while env.agents and eng.round == first:
-        joint = {b: student.act(obs[b], b, env) for b in env.agents}
+        joint = {b: others.act(obs[b], b, env) for b in env.agents}
         if eng.phase == "draft" and a in joint:
             lab_mem, lab_world = memory.act(obs[a], a, env), world.act(obs[a], a, env)
             if eng.pick_no > 0:
-                # the right label: a fresh world heuristic on the seat's true hand (checked above to
-                # pick as the memory heuristic does when its memory is the seat's picks)
-                assert lab_world == waroong_wars_v1.HeuristicPolicy(recall="world").act(obs[a], a, env)
+                right = waroong_wars_v1.HeuristicPolicy()  # remembers exactly the student's picks
+                right._memory[a] = ((id(eng), eng.round), list(picked))
+                assert lab_world == right.act(obs[a], a, env)
                 picks += 1
                 labels_differ += lab_mem != lab_world
             legal = [x for x in np.flatnonzero(obs[a]["action_mask"]) if x != lab_world]
             if legal:
-                joint[a] = int(legal[0])  # the student diverges from the teacher at every pick
+                joint[a] = int(legal[0])  # the student diverges from the teacher at every pick it can
+            if pick0 <= joint[a] < pick0 + len(picked):
+                picked[joint[a] - pick0] += 1
         obs, *_ = env.step(joint)
     assert picks >= 4 and labels_differ > 0
