@@ -56,10 +56,10 @@ from training.obs import SeatEncoder
 BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
-             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&horizon=0|N|score|round]"
-             "[&arms=game|all][&seed=N]")
+             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY]"
+             "[&horizon=0|N|score|round][&arms=game|all][&seed=N]")
 #: the planner spec's options (docs/search.md)
-PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "horizon", "arms", "seed")
+PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "seed")
 
 
 @dataclass(frozen=True)
@@ -161,8 +161,9 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
 
 
 def _parse_planner_spec(text: str, s: str) -> PolicySpec:
-    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&horizon=..][&arms=..][&seed=..]`` (the search
-    player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``)."""
+    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&horizon=..][&arms=..][&seed=..]``
+    (the search player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``,
+    ``others`` the rollout policy)."""
     _, _, query = s.partition("?")
     if "?" in s and not query:
         raise ConfigError(f"policy spec {text!r}: nothing after '?'; allowed options: {', '.join(PLANNER_OPTIONS)}")
@@ -183,12 +184,12 @@ def _parse_planner_spec(text: str, s: str) -> PolicySpec:
 
 
 def _planner_option(text: str, k: str, v: str):
-    if k == "rollout":
+    if k in ("rollout", "others"):
         if v in ("heuristic", "random"):
             return v
         if v.startswith("checkpoint:") and len(v) > len("checkpoint:"):
             return v
-        raise ConfigError(f"policy spec {text!r}: rollout={v!r}; allowed: heuristic, random or checkpoint:DIR")
+        raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: heuristic, random or checkpoint:DIR")
     if k == "ms":
         try:
             ms = float(v)
@@ -223,18 +224,23 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     raw = env.unwrapped
     game = env_spec.env_id.rsplit("_v", 1)[0]
     search_support = importlib.import_module(f"envs.{game}.determinize")  # determinize, search_arms
-    rollout = o.get("rollout", "heuristic")
-    if rollout.startswith("checkpoint:"):
-        actor = load_checkpoint_policy(parse_spec(rollout), env_spec)
-        roll = Rollout(lambda: actor, raw.encoder.observe)
-    elif rollout == "random":
-        roll = Rollout(lambda: RandomLegalPolicy(0))
-    else:
+
+    def rollout_of(kind: str) -> Rollout:
+        if kind.startswith("checkpoint:"):
+            actor = load_checkpoint_policy(parse_spec(kind), env_spec)
+            return Rollout(lambda: actor, raw.encoder.observe)
+        if kind == "random":
+            return Rollout(lambda: RandomLegalPolicy(0))
         cls = getattr(env_spec.module(), "HeuristicPolicy", None)
         if cls is None:
             raise ConfigError(f"{env_spec.env_id} has no HeuristicPolicy; use rollout=random or a checkpoint")
         # the game's own form of it for simulations where it has one (determinize.rollout_policy)
-        roll = Rollout(getattr(search_support, "rollout_policy", cls), at_table=cls)
+        return Rollout(getattr(search_support, "rollout_policy", cls), at_table=cls)
+
+    roll = rollout_of(o.get("rollout", "heuristic"))
+    if "others" in o:  # the other seats' model in the simulations (default: the rollout policy)
+        mine = roll
+        roll = Rollout(mine.make, mine.observe, mine.at_table, others=rollout_of(o["others"]))
     budget = SearchBudget(ms=None if "sims" in o else o.get("ms", 100.0), sims=o.get("sims"),
                           samples=o.get("samples", 16), horizon=o.get("horizon", search_support.HORIZON))
     spec_seed = o.get("seed")

@@ -20,7 +20,9 @@ Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
 3. **Simulate** on ``sample.clone()`` with a fresh generator (the future chance events):
    the deciding seat plays the arm this tick, every other live seat (partners, opponents,
    simultaneous movers) plays the rollout policy, and from the next tick on every seat
-   plays the rollout policy, to the end of the game (or ``horizon`` ticks).
+   plays the rollout policy, to the end of the game (or ``horizon`` ticks). With an ``others``
+   model (:class:`Rollout`), the other seats play that policy instead and the rollout policy
+   plays the deciding seat only.
 4. **Value** from ``outcome()`` (:meth:`Planner.value`): cooperative, the team's (win 1, plus
    a small share for the income); competitive, the seat's own (its share of the win, its rank
    by score among the players and its score margin over the best other; at a ``horizon`` cut,
@@ -114,10 +116,18 @@ class Rollout:
     ``observe`` is given (a trained policy), its observation vector."""
 
     def __init__(self, make: Callable[[], Policy], observe: Callable[[GameEngine, str], np.ndarray] | None = None,
-                 at_table: Callable[[], Policy] | None = None):
+                 at_table: Callable[[], Policy] | None = None, others: "Rollout | None" = None):
+        if others is not None and others.others is not None:
+            raise ValueError("the others' rollout policy cannot have others of its own")
         self.make = make
         self.observe = observe
         self.at_table = at_table  # the same policy's form for the real table (default: ``make``)
+        #: the policy the *other* seats play in the simulations (the opponent or partner model);
+        #: ``None``: this one plays every seat
+        self.others = others
+        #: the deciding seat (set by :meth:`Planner.decide`): the only seat this policy plays when
+        #: ``others`` is given
+        self.me: str | None = None
         self.policies: dict[str, Policy] = {}
 
     def reset(self, seed: int | None) -> None:
@@ -125,17 +135,22 @@ class Rollout:
         policies forget what they remembered of the last one)."""
         for i, p in enumerate(self.policies.values()):
             p.reset(None if seed is None else seed * 1000 + i)
+        if self.others is not None:
+            self.others.reset(None if seed is None else seed + 1)
 
     def fresh(self) -> "Rollout":
-        """Another rollout of the same policy, with policy objects of its own."""
-        return Rollout(self.make, self.observe, self.at_table)
+        """Another rollout of the same policies, with policy objects of its own."""
+        return Rollout(self.make, self.observe, self.at_table, None if self.others is None else self.others.fresh())
 
     def table(self) -> "Rollout":
         """The same policy as it plays at the real table (``at_table``, when the simulations'
-        form reads what only a simulated world may show, such as a seat's own face-down cards)."""
+        form reads what only a simulated world may show, such as a seat's own face-down cards);
+        at the table it plays the deciding seat only, so ``others`` is not kept."""
         return Rollout(self.at_table or self.make, self.observe)
 
     def act(self, engine: GameEngine, agent: str) -> int:
+        if self.others is not None and agent != self.me:
+            return self.others.act(engine, agent)
         p = self.policies.get(agent)
         if p is None:
             p = self.policies[agent] = self.make()
@@ -193,6 +208,7 @@ class Planner:
         if legal.size == 1:
             return int(legal[0])
         start = self.clock()
+        self.rollout.me = agent  # with an ``others`` model, the seat the rollout policy plays
         b = self.budget
         deadline = None if b.ms is None else start + b.ms / 1000.0
         legal_list = [int(a) for a in legal]

@@ -91,6 +91,36 @@ def test_states_that_differ_only_in_hidden_information_get_the_same_decisions(en
     assert checked
 
 
+def test_rollouts_by_the_memory_checkpoint_see_no_hidden_information_and_play_legally():
+    """``rollout=checkpoint:checkpoints/waroong_wars/memory`` (the planner of the README's Waroong
+    Wars row): the checkpoint reads each simulated seat's observation, own picks included, from the
+    determinised world, and the seat's own at the table, so two states that differ only in what the
+    seat cannot see get the same decisions; its moves are legal in the env it was trained on."""
+    from training.checkpoints import read_metadata, trained_env_spec
+
+    ckpt = ROOT / "checkpoints" / "waroong_wars" / "memory"
+    spec = trained_env_spec(read_metadata(ckpt))  # 3 players, own_picks=True
+    assert spec.options["own_picks"] is True
+    text = f"planner?sims=6&samples=3&rollout=checkpoint:{ckpt}"
+    env, states = positions("waroong_wars_v1", spec.make().unwrapped._init_kwargs, seed=9, count=4)
+    checked = 0
+    for k, eng in enumerate(states):
+        for viewer in deciders(eng)[:1]:
+            if len(eng.legal_actions(viewer)) < 2:
+                continue
+            other = scramble("waroong_wars_v1", eng, viewer, seed=50 + k)
+            assert other.to_dict() != eng.to_dict()
+            obs = {"action_mask": eng.action_mask(viewer)}
+            for seed in (0, 1):
+                pol = make_policy(text, spec, seed=seed)
+                a = pol.act(obs, viewer, _Table(eng))
+                assert make_policy(text, spec, seed=seed).act(obs, viewer, _Table(other)) == a
+                assert obs["action_mask"][a]
+            checked += 1
+    assert checked >= 2
+    assert pol.planner.rollout.observe is not None and pol.planner.stats["simulations"] > 0
+
+
 def test_a_single_legal_action_is_played_without_search():
     spec = EnvSpec.resolve("waroong_wars_v1")
     env = spec.make()

@@ -29,7 +29,8 @@ def test_planner_specs_parse_with_their_options():
 
 
 @pytest.mark.parametrize("spec, names", [
-    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, horizon, arms, seed"]),
+    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, horizon, arms, seed"]),
+    ("planner?others=greedy", ["others='greedy'", "heuristic, random or checkpoint:DIR"]),
     ("planner?arms=some", ["arms='some'", "game", "all"]),
     ("planner?ms=0", ["ms='0'", "(0, 600000]"]),
     ("planner?ms=fast", ["ms='fast'", "milliseconds"]),
@@ -54,7 +55,8 @@ def test_a_bad_planner_spec_names_the_problem_and_what_is_allowed(spec, names):
 
 
 def test_every_documented_option_is_accepted():
-    values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "horizon": "5", "arms": "all", "seed": "1"}
+    values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "others": "random", "horizon": "5",
+              "arms": "all", "seed": "1"}
     assert set(values) == set(PLANNER_OPTIONS)
     for k, v in values.items():
         assert k in parse_spec(f"planner?{k}={v}").options
@@ -75,6 +77,50 @@ def test_make_policy_builds_the_planner_with_its_budget_and_rollout():
     from envs.frying_master.determinize import search_arms
     assert default.arms is search_arms  # the game's choice of decisions and moves, by default
     assert make_policy("planner?arms=all", spec).planner.arms is None  # every decision, every move
+
+
+def test_others_gives_the_other_seats_their_own_rollout_policy():
+    ckpt = ROOT / "checkpoints" / "waroong_wars" / "memory"
+    from training.checkpoints import read_metadata, trained_env_spec
+
+    spec = trained_env_spec(read_metadata(ckpt))
+    pl = make_policy(f"planner?sims=4&rollout=checkpoint:{ckpt}&others=heuristic", spec).planner
+    assert pl.rollout.observe is not None  # the deciding seat: the checkpoint, reading observations
+    assert pl.rollout.others is not None and pl.rollout.others.observe is None
+    assert pl.rollout.others.make().recall == "world"  # the game's simulation form of the heuristic
+    assert pl.root.others is None  # at the table the rollout policy plays the deciding seat only
+    assert make_policy("planner?sims=4", spec).planner.rollout.others is None  # default: one policy for all
+
+
+def test_with_others_the_rollout_policy_plays_only_the_deciding_seat_in_the_simulations():
+    """Two recording policies: every simulated move of the deciding seat is the rollout policy's,
+    every other seat's the ``others`` policy's."""
+    from envs.core.policy import Policy
+
+    seen: dict[str, set] = {"mine": set(), "others": set()}
+
+    class Recording(Policy):
+        def __init__(self, key):
+            self.key, self.inner = key, RandomLegalPolicy(0)
+
+        def act(self, observation, agent, env=None):
+            seen[self.key].add(agent)
+            return self.inner.act(observation, agent, env)
+
+    from envs.frying_master.determinize import determinize
+
+    env = envs.get_env_module("frying_master_v1").parallel_env(players=3)
+    env.reset(seed=3)
+    eng = env.unwrapped.engine
+    roll = Rollout(lambda: Recording("mine"), others=Rollout(lambda: Recording("others")))
+    planner = Planner(determinize, roll, SearchBudget(ms=None, sims=6, samples=2, horizon=30))
+    agent = next(a for a in eng.live_agents() if len(eng.legal_actions(a)) > 1)
+    planner.decide(eng, agent)
+    assert planner.stats["simulations"] == 6
+    assert seen["mine"] == {agent}
+    assert seen["others"] == set(eng.agents) - {agent}
+    with pytest.raises(ValueError, match="others of its own"):
+        Rollout(lambda: Recording("mine"), others=roll)
 
 
 def test_the_planner_takes_each_games_memory_round_and_simulation_policy():
