@@ -233,7 +233,8 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
             return Rollout(lambda: RandomLegalPolicy(0))
         cls = getattr(env_spec.module(), "HeuristicPolicy", None)
         if cls is None:
-            raise ConfigError(f"{env_spec.env_id} has no HeuristicPolicy; use rollout=random or a checkpoint")
+            raise ConfigError(f"{env_spec.env_id} has no HeuristicPolicy; use random or checkpoint:DIR "
+                              f"for the planner's rollout and others")
         # the game's own form of it for simulations where it has one (determinize.rollout_policy)
         return Rollout(getattr(search_support, "rollout_policy", cls), at_table=cls)
 
