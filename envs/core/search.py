@@ -44,6 +44,7 @@ from __future__ import annotations
 
 import math
 import time
+from functools import partial
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -125,9 +126,6 @@ class Rollout:
         #: the policy the *other* seats play in the simulations (the opponent or partner model);
         #: ``None``: this one plays every seat
         self.others = others
-        #: the deciding seat (set by :meth:`Planner.decide`): the only seat this policy plays when
-        #: ``others`` is given
-        self.me: str | None = None
         self.policies: dict[str, Policy] = {}
 
     def reset(self, seed: int | None) -> None:
@@ -148,8 +146,10 @@ class Rollout:
         at the table it plays the deciding seat only, so ``others`` is not kept."""
         return Rollout(self.at_table or self.make, self.observe)
 
-    def act(self, engine: GameEngine, agent: str) -> int:
-        if self.others is not None and agent != self.me:
+    def act(self, engine: GameEngine, agent: str, me: str | None = None) -> int:
+        """``agent``'s move; with an ``others`` model, only the deciding seat ``me`` plays this
+        policy and every other seat plays ``others``."""
+        if self.others is not None and agent != me:
             return self.others.act(engine, agent)
         p = self.policies.get(agent)
         if p is None:
@@ -208,7 +208,6 @@ class Planner:
         if legal.size == 1:
             return int(legal[0])
         start = self.clock()
-        self.rollout.me = agent  # with an ``others`` model, the seat the rollout policy plays
         b = self.budget
         deadline = None if b.ms is None else start + b.ms / 1000.0
         legal_list = [int(a) for a in legal]
@@ -310,7 +309,7 @@ class Planner:
         sim = sample.clone()
         sim.rng = make_rng(seed)  # the future chance events of this world
         self.rollout.reset(None)  # a simulation is an episode of its own: nothing remembered from the last
-        act = self.rollout.act
+        act = partial(self.rollout.act, me=agent)  # with an ``others`` model, it plays ``agent`` only
         joint = {a: (action if a == agent else act(sim, a)) for a in sim.live_agents()}
         sim.step(joint)
         horizon = self.budget.horizon
