@@ -19,7 +19,8 @@ spec                               policy
 ``planner``                        the search player (:mod:`envs.core.search`): 100 ms per decision
 ``planner?ms=50&samples=8``        its options: ``ms`` or ``sims`` (the budget per decision),
                                    ``samples``, ``rollout`` (``heuristic``, ``random`` or
-                                   ``checkpoint:DIR``), ``horizon``, ``seed`` (docs/search.md)
+                                   ``checkpoint:DIR``), ``others``, ``horizon``, ``arms``, ``widen``,
+                                   ``seed`` (docs/search.md)
 =================================  ==============================================================
 
 Every spec resolves to an :class:`envs.core.policy.Policy` (``act(observation,
@@ -57,9 +58,9 @@ BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
              "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY]"
-             "[&horizon=0|N|score|round][&arms=game|all][&seed=N]")
+             "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&seed=N]")
 #: the planner spec's options (docs/search.md)
-PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "seed")
+PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "widen", "seed")
 
 
 @dataclass(frozen=True)
@@ -200,6 +201,11 @@ def _planner_option(text: str, k: str, v: str):
         return ms
     if k == "horizon" and v in ("score", "round"):
         return v
+    if k == "widen":
+        if v in ("random", "prior"):
+            return v
+        raise ConfigError(f"policy spec {text!r}: widen={v!r}; allowed: random (the rollout policy's choice, noop, "
+                          f"then a seeded random order) or prior (the rollout policy's preference order)")
     if k == "arms":
         if v in ("game", "all"):
             return v
@@ -248,7 +254,8 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     arms = None if o.get("arms", "game") == "all" else search_support.search_arms
     planner = Planner(search_support.determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
                       seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms,
-                      remember=getattr(search_support, "remember", None), round_of=search_support.round_of)
+                      remember=getattr(search_support, "remember", None), round_of=search_support.round_of,
+                      widen=o.get("widen", "random"))
     env.close()
     pol = PlannerPolicy(planner, name=ps.label, seed=spec_seed)
     if seed is not None:
@@ -302,6 +309,14 @@ class ActorPolicy(Policy):
         x = self.model_input(observation, agent)
         mask = self.encoder.mask_of(observation, where=self.name)
         return int(self.actor.act(x[None], mask[None], self.deterministic, self.rng)[0])
+
+    def preferences(self, observation: dict, agent: str, env: Any = None) -> np.ndarray:
+        """The network's logits over every action for ``agent``, illegal ones ``-inf`` (the
+        search player's ``widen=prior`` opens its arms in this order)."""
+        x = self.model_input(observation, agent)
+        mask = self.encoder.mask_of(observation, where=self.name).astype(bool)
+        logits = self.actor.logits(x[None])[0].astype(np.float64)
+        return np.where(mask, logits, -np.inf)
 
     def act_batch(self, xs: np.ndarray, masks: np.ndarray) -> np.ndarray:
         """Actions for already-encoded observations (used inside the vec env)."""

@@ -14,7 +14,8 @@ Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
    played least; with ``arms=all`` every legal action, by UCB1
    (mean value + ``c * sqrt(ln N / n_a)``) over the
    *active* legal actions. Progressive widening: the arms open one at a time, the rollout
-   policy's own choice first, then ``noop``, then the rest in a seeded random order, so that
+   policy's own choice first, then ``noop``, then the rest in a seeded random order (``widen=
+   "prior"``: the rest in the rollout policy's preference order, :meth:`Rollout.preferences`), so that
    about ``1 + sqrt(N)`` arms are active after ``N`` simulations (every arm once the budget
    allows); an arm is tried once before UCB1 ranks it.
 3. **Simulate** on ``sample.clone()`` with a fresh generator (the future chance events):
@@ -65,6 +66,10 @@ ArmChooser = Callable[[GameEngine, str, int, Sequence[int]], Sequence[int]]
 #: ``round_of(engine) -> int``: which round (or day) the game is in (each game's determinize.py);
 #: the ``horizon="round"`` cut is where it changes
 RoundOf = Callable[[GameEngine], int]
+#: the order in which progressive widening opens the arms after the rollout policy's own choice:
+#: ``random`` (``noop`` next, then a seeded random order) or ``prior`` (the rollout policy's
+#: preference order, where it has one: a trained checkpoint's logits; else ``random``'s)
+WIDEN = ("random", "prior")
 #: UCB1's exploration constant for values in about [0, 1]
 EXPLORATION = 0.7
 #: how many standard errors a paired gain over the rollout policy's own choice must exceed
@@ -161,6 +166,23 @@ class Rollout:
         a = int(p.act(obs, agent, _Table(engine)))
         return a if 0 <= a < mask.size and mask[a] else engine.default_action(agent)
 
+    def preferences(self, engine: GameEngine, agent: str) -> np.ndarray | None:
+        """How much this policy prefers each action for ``agent`` (higher: more; a trained
+        policy's logits), or ``None`` when the policy has no such scores (``preferences`` of
+        the policy object: :class:`training.policies.ActorPolicy`, Waroong Wars' heuristic at its
+        picks), never changing what the policy remembers."""
+        p = self.policies.get(agent)
+        if p is None:
+            p = self.policies[agent] = self.make()
+        score = getattr(p, "preferences", None)
+        if score is None:
+            return None
+        obs = {"action_mask": engine.action_mask(agent)}
+        if self.observe is not None:
+            obs["observation"] = self.observe(engine, agent)
+        prefs = score(obs, agent, _Table(engine))
+        return None if prefs is None else np.asarray(prefs, dtype=np.float64)
+
 
 class Planner:
     """Determinised flat Monte-Carlo search with UCB1 at the root (see the module docstring).
@@ -175,13 +197,16 @@ class Planner:
     def __init__(self, determinize: Determinizer, rollout: Rollout, budget: SearchBudget, *,
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
                  clock: Callable[[], float] = time.process_time, arms: ArmChooser | None = None,
-                 remember: Remember | None = None, round_of: RoundOf | None = None):
+                 remember: Remember | None = None, round_of: RoundOf | None = None, widen: str = "random"):
+        if widen not in WIDEN:
+            raise ValueError(f"widen must be one of {', '.join(WIDEN)}, got {widen!r}")
         if budget.horizon == "round" and round_of is None:
             raise ValueError("horizon='round' needs the game's round_of (its determinize.py)")
         self.determinize = determinize
         self.remember = remember
         self.round_of = round_of
         self.arms = arms
+        self.widen = widen
         self.rollout = rollout
         self.root = rollout.table()  # the rollout policy's own move at the table (never in a simulation)
         self.budget = budget
@@ -211,15 +236,16 @@ class Planner:
         b = self.budget
         deadline = None if b.ms is None else start + b.ms / 1000.0
         legal_list = [int(a) for a in legal]
+        prior = self._prior(engine, agent)  # before the move: a policy may remember the moves it makes
         if self.arms is None:
-            arms = self._arm_order(engine, agent, legal_list)
+            arms = self._order(self.root.act(engine, agent), legal_list, prior)
             widen = True
         else:
             first = self.root.act(engine, agent)
             arms = self._game_arms(engine, agent, first, legal_list)
             if len(arms) < 2:
                 return first
-            arms = self._order(first, arms)
+            arms = self._order(first, arms, prior)
             widen = False
         n = np.zeros(len(arms))
         w = np.zeros(len(arms))
@@ -276,12 +302,18 @@ class Planner:
                 best, gain = j, mean
         return best
 
-    def _arm_order(self, engine: GameEngine, agent: str, legal: list[int]) -> list[int]:
-        """The rollout policy's own choice (public information only), then ``noop``, then the rest
-        in a seeded random order: the order in which progressive widening opens the arms."""
-        return self._order(self.root.act(engine, agent), legal)
+    def _prior(self, engine: GameEngine, agent: str) -> np.ndarray | None:
+        """With ``widen="prior"``, the rollout policy's preferences at the real table (public
+        information only, as its move), else ``None``."""
+        return self.root.preferences(engine, agent) if self.widen == "prior" else None
 
-    def _order(self, first: int, candidates: Sequence[int]) -> list[int]:
+    def _order(self, first: int, candidates: Sequence[int], prior: np.ndarray | None = None) -> list[int]:
+        """The order in which the arms open: the rollout policy's own choice (public information
+        only), then the rollout policy's preference order (``prior``, with ``widen="prior"``), or
+        ``noop`` and the rest in a seeded random order."""
+        if prior is not None:  # the rollout policy's preference order (the first its own choice; ties: lower index)
+            rest = sorted((a for a in candidates if a != first), key=lambda a: (-prior[a], a))
+            return [first] + rest
         rest = [a for a in candidates if a != first and a != NOOP]
         rest = [rest[i] for i in self.rng.permutation(len(rest))]
         head = [first] + ([NOOP] if NOOP in candidates and first != NOOP else [])

@@ -277,6 +277,20 @@ class HeuristicPolicy(Policy):
     # ------------------------------------------------------------------ shopping
     def _pick(self, view: PublicView, legal: set[int], ix, agent: str, game: int) -> int:
         key = (game, view.round)
+        hand, scores = self._pick_scores(view, legal, ix, agent, game)
+        best, best_a = -1.0, None
+        for a, v in scores:
+            if v > best:
+                best, best_a = v, a
+        hand[best_a - ix.pick0] += 1
+        self._memory[agent] = (key, hand)
+        return best_a
+
+    def _pick_scores(self, view: PublicView, legal: set[int], ix, agent: str,
+                     game: int) -> tuple[list[int], list[tuple[int, float]]]:
+        """(the seat's hand as it knows it, [(pick action, value)] in action order): the value of
+        the hand with that card, plus the tie-break toward main ingredients; nothing remembered."""
+        key = (game, view.round)
         if view.hand_visible:
             hand = list(view.hand)
         else:
@@ -287,14 +301,39 @@ class HeuristicPolicy(Policy):
         menus = [m for m in view.display if m != EMPTY]
         picks_left = 6 - view.pick_no - 1
         types = [a - ix.pick0 for a in sorted(legal) if ix.pick0 <= a < ix.pick0 + self.cat.n_types]
-        best, best_a = -1.0, None
-        for t, v in zip(types, self._pick_values(view, menus, hand, tuk, go_boy, picks_left, types)):
-            v += 0.01 * (5 - t if t < 5 else 0)  # deterministic tie-break toward main ingredients
-            if v > best:
-                best, best_a = v, ix.pick0 + t
-        hand[best_a - ix.pick0] += 1
-        self._memory[agent] = (key, hand)
-        return best_a
+        values = self._pick_values(view, menus, hand, tuk, go_boy, picks_left, types)
+        # + a deterministic tie-break toward main ingredients
+        return hand, [(ix.pick0 + t, v + 0.01 * (5 - t if t < 5 else 0)) for t, v in zip(types, values)]
+
+    def preferences(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> np.ndarray | None:
+        """While Shopping, the value of each legal pick (what :meth:`act` maximises; ``-inf``
+        elsewhere), for the search player's ``widen=prior``; ``None`` at the other decisions.
+        Reads what :meth:`act` reads and remembers nothing."""
+        if env is None:
+            raise ValueError("HeuristicPolicy needs the env to read the public view")
+        eng = env.unwrapped.engine
+        view = eng.public_view(agent)
+        if view.phase != "draft":
+            return None
+        mask = np.asarray(observation["action_mask"])
+        legal = set(int(a) for a in np.flatnonzero(mask))
+        out = np.full(mask.size, -np.inf)
+        if self.recall == "world":
+            hand = list(eng.hands[view.viewer])
+            saved = self._memory.get(agent)
+            self._memory[agent] = ((id(eng), view.round), hand)
+            try:
+                _, scores = self._pick_scores(view, legal, action_index(view.n), agent, id(eng))
+            finally:
+                if saved is None:
+                    self._memory.pop(agent, None)
+                else:
+                    self._memory[agent] = saved
+        else:
+            _, scores = self._pick_scores(view, legal, action_index(view.n), agent, id(eng))
+        for a, v in scores:
+            out[a] = v
+        return out
 
     def _pick_values(self, view: PublicView, menus: list[int], hand: list[int], tuk: list[int], go_boy: int,
                      picks_left: int, types: list[int]) -> list[float]:

@@ -420,3 +420,69 @@ def test_a_round_horizon_runs_each_simulation_to_the_end_of_the_round():
     pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
     assert pol.planner.stats["simulations"] == 4 and len(ends) == 4
     assert all(r == eng.round + 1 or done for r, done in ends), ends
+
+
+def test_widen_prior_opens_the_arms_in_the_rollout_checkpoints_preference_order():
+    """``widen=prior``: after the rollout policy's own choice the arms open in the order of the
+    checkpoint's logits for the seat at the table (highest first); the default opens them in a
+    seeded random order, which is not that order here."""
+    from training.checkpoints import read_metadata, trained_env_spec
+
+    ckpt = ROOT / "checkpoints" / "waroong_wars" / "memory"
+    spec = trained_env_spec(read_metadata(ckpt))
+    env = spec.make()
+    env.reset(seed=3)
+    eng = env.unwrapped.engine
+    agent = eng.live_agents()[0]
+    legal = eng.legal_actions(agent)
+    assert len(legal) >= 4  # a first pick: several card types to search
+    opened = {}
+    for widen, seed in (("prior", 2), ("random", 2), ("random", 3), ("random", 4)):
+        pol = make_policy(f"planner?sims=16&samples=2&rollout=checkpoint:{ckpt}&widen={widen}", spec, seed=seed)
+        played: list[int] = []
+        real = pol.planner._simulate
+
+        def spy(sample, seed, who, action, played=played, real=real):
+            played.append(action)
+            return real(sample, seed, who, action)
+
+        pol.planner._simulate = spy
+        pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+        opened[widen, seed] = list(dict.fromkeys(played))
+    obs = {"action_mask": eng.action_mask(agent), "observation": env.unwrapped.encoder.observe(eng, agent)}
+    logits = make_policy(f"checkpoint:{ckpt}", spec).preferences(obs, agent)
+    assert np.isneginf(logits[~eng.action_mask(agent).astype(bool)]).all()
+    by_logit = sorted(legal, key=lambda a: (-logits[a], a))
+    assert opened["prior", 2] == by_logit[:4]  # 1 + isqrt(15) arms open in 16 simulations
+    randoms = [opened["random", s] for s in (2, 3, 4)]
+    assert all(r[0] == by_logit[0] and r != by_logit[:4] for r in randoms)  # these seeds: another order
+
+
+def test_widen_prior_with_heuristic_rollouts_opens_the_picks_by_the_heuristics_values():
+    """Waroong Wars' heuristic scores its picks (``preferences``: the values its move maximises,
+    remembering nothing), so ``widen=prior`` opens the pick arms best value first; at a decision
+    it does not score (Cooking) the arms open in the seeded random order."""
+    spec, env, eng, agent, legal = _waroong_wars_at_start()
+    obs = {"action_mask": eng.action_mask(agent)}
+    h = make_policy("heuristic", spec)
+    prefs = h.preferences(obs, agent, env)
+    assert h._memory == {}  # nothing remembered
+    assert int(np.argmax(prefs)) == h.act(obs, agent, env)  # the move is the best-valued pick
+    assert np.isneginf(prefs[[a for a in range(prefs.size) if a not in legal]]).all()
+    by_value = sorted(legal, key=lambda a: (-prefs[a], a))
+    for seed in (2, 3):
+        pol = make_policy("planner?sims=16&samples=2&widen=prior", spec, seed=seed)
+        played: list[int] = []
+        real = pol.planner._simulate
+
+        def spy(sample, s, who, action, played=played, real=real):
+            played.append(action)
+            return real(sample, s, who, action)
+
+        pol.planner._simulate = spy
+        pol.act(obs, agent, env)
+        assert list(dict.fromkeys(played)) == by_value[:min(4, len(legal))]
+    cooking = _play_until("waroong_wars_v1", {}, 0, lambda e: e.phase != "draft")[2]
+    cook = next(a for a in cooking.live_agents())
+    assert make_policy("heuristic", spec).preferences({"action_mask": cooking.action_mask(cook)}, cook,
+                                                      _Table(cooking)) is None

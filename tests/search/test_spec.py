@@ -29,7 +29,8 @@ def test_planner_specs_parse_with_their_options():
 
 
 @pytest.mark.parametrize("spec, names", [
-    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, horizon, arms, seed"]),
+    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, horizon, arms, widen, seed"]),
+    ("planner?widen=best", ["widen='best'", "random", "prior"]),
     ("planner?others=greedy", ["others='greedy'", "heuristic, random or checkpoint:DIR"]),
     ("planner?arms=some", ["arms='some'", "game", "all"]),
     ("planner?ms=0", ["ms='0'", "(0, 600000]"]),
@@ -56,7 +57,7 @@ def test_a_bad_planner_spec_names_the_problem_and_what_is_allowed(spec, names):
 
 def test_every_documented_option_is_accepted():
     values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "others": "random", "horizon": "5",
-              "arms": "all", "seed": "1"}
+              "arms": "all", "widen": "prior", "seed": "1"}
     assert set(values) == set(PLANNER_OPTIONS)
     for k, v in values.items():
         assert k in parse_spec(f"planner?{k}={v}").options
