@@ -38,11 +38,13 @@ State (every field is a plain list/int, so scenario tests can set them):
 
 from __future__ import annotations
 
+import copy
 from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
 from envs.core.engine import StepResult, TickEngine
+from envs.core.seeding import rng_from_dict, rng_to_dict
 from envs.core.tables import ActionTable
 from envs.waroong_wars import legality, public
 from envs.waroong_wars import snapshot as snapshot_checks
@@ -227,6 +229,18 @@ class WaroongEngine(TickEngine):
     # ------------------------------------------------------------------ snapshots
     def state_dict(self) -> dict:
         return {k: _plain(getattr(self, k)) for k in STATE_KEYS}
+
+    def clone(self) -> "WaroongEngine":
+        """An independent deep copy (its own rng in the same state): ``from_dict(to_dict())``
+        without the snapshot checks, as Wok Star's. A copy of a live engine is the same state, so
+        there is nothing to check; snapshots from anywhere else go through ``from_dict``, which
+        checks them (``load_state_dict``)."""
+        obj = type(self).__new__(type(self))
+        obj._init_common(copy.deepcopy(self.config), rng_from_dict(rng_to_dict(self.rng)), self.tick)
+        for key in STATE_KEYS:
+            setattr(obj, key, _plain(getattr(self, key)))
+        obj.invalidate_masks()
+        return obj
 
     @classmethod
     def check_config(cls, config: Mapping[str, Any]) -> None:

@@ -434,3 +434,40 @@ def test_seeded_mutants_bad_snapshots_accepted_is_zero():
     assert total >= 400
     assert counts["refused"] >= 0.9 * total  # nearly every one-field damage breaks a rule
     assert time.perf_counter() - start < 20
+
+
+@pytest.mark.parametrize("situation", sorted(SITUATIONS))
+def test_clone_copies_a_live_engine_without_the_snapshot_checks(situation):
+    """``clone()`` of a live engine is ``from_dict(to_dict())`` without the checks: the same state,
+    nothing shared (every nested list changed in the copy leaves the original as it was), and
+    the same play from there on."""
+    kw = SITUATIONS[situation][0]
+    env = waroong_wars_v1.parallel_env(**kw)
+    env.reset(options={"snapshot": snapshot(situation)})
+    eng = env.unwrapped.engine
+    before = eng.to_dict()
+    twin = eng.clone()
+    assert type(twin) is WaroongEngine and twin.to_dict() == before == WaroongEngine.from_dict(before).to_dict()
+
+    def scribble(value):
+        if isinstance(value, list):
+            for v in value:
+                scribble(v)
+            value.append(-1)
+        elif isinstance(value, dict):
+            for v in value.values():
+                scribble(v)
+            value["scribbled"] = True
+
+    for key in twin.state_dict():
+        scribble(getattr(twin, key))
+    twin.rng.random()
+    assert eng.to_dict() == before
+    a, b = eng.clone(), WaroongEngine.from_dict(before)
+    rng = np.random.default_rng(0)
+    for _ in range(40):
+        if a.done:
+            break
+        joint = {p: int(rng.choice(a.legal_actions(p))) for p in a.live_agents()}
+        ra, rb = a.step(joint), b.step(joint)
+        assert ra.rewards == rb.rewards and a.to_dict() == b.to_dict()
