@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import json
 import re
-import time
 
 import numpy as np
 import pytest
@@ -369,7 +368,6 @@ def test_seeded_mutants_are_refused_or_legal_never_accepted_broken():
     """A few hundred one-change mutants of states in every phase (setup, play, countdown,
     over; random and heuristic play): each is refused with the game unchanged, or is a legal
     state that round-trips and plays on (tests/conformance/snapshot_fuzz.py's oracle)."""
-    t0 = time.perf_counter()
     counts = {"refused": 0, "accepted": 0}
     rng = np.random.default_rng(12)
     cases = [
@@ -388,4 +386,3 @@ def test_seeded_mutants_are_refused_or_legal_never_accepted_broken():
             env.restore(base)
     assert counts["refused"] + counts["accepted"] == 600
     assert counts["refused"] > 500
-    assert time.perf_counter() - t0 < 10

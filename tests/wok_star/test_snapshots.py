@@ -7,7 +7,6 @@ from __future__ import annotations
 import copy
 import functools
 import json
-import time
 
 import numpy as np
 import pytest
@@ -294,7 +293,6 @@ def test_clone_copies_a_live_engine_without_the_snapshot_checks():
 # ---------------------------------------------------------------------------- seeded mutations
 def test_damaged_snapshots_are_refused_or_play_on_soundly():
     """A few hundred single-field mutations of states of every phase: none is accepted and then breaks."""
-    t0 = time.perf_counter()
     rng = np.random.default_rng(12)
     counts = {"refused": 0, "accepted": 0}
     env = wok_star_v1.parallel_env(**KW)
@@ -304,4 +302,3 @@ def test_damaged_snapshots_are_refused_or_play_on_soundly():
             counts[try_restore(env, snap, f"{phase}: {what}", rng)] += 1  # AssertionError = a bad one accepted
             env.restore(base)
     assert counts["refused"] + counts["accepted"] >= 500 and counts["refused"] > 0.8 * sum(counts.values())
-    assert time.perf_counter() - t0 < 10
