@@ -20,7 +20,7 @@ spec                               policy
 ``planner?ms=50&samples=8``        its options: ``ms`` or ``sims`` (the budget per decision),
                                    ``samples``, ``rollout`` (``heuristic``, ``random`` or
                                    ``checkpoint:DIR``), ``others``, ``horizon``, ``arms``, ``widen``,
-                                   ``seed`` (docs/search.md)
+                                   ``z``, ``seed`` (docs/search.md)
 =================================  ==============================================================
 
 Every spec resolves to an :class:`envs.core.policy.Policy` (``act(observation,
@@ -58,9 +58,9 @@ BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
              "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY]"
-             "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&seed=N]")
+             "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&seed=N]")
 #: the planner spec's options (docs/search.md)
-PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "widen", "seed")
+PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "widen", "z", "seed")
 
 
 @dataclass(frozen=True)
@@ -201,6 +201,15 @@ def _planner_option(text: str, k: str, v: str):
         return ms
     if k == "horizon" and v in ("score", "round"):
         return v
+    if k == "z":
+        try:
+            z = float(v)
+        except ValueError:
+            z = float("nan")
+        if not 0 <= z <= 10:  # nan fails too
+            raise ConfigError(f"policy spec {text!r}: z={v!r}; allowed: a number in [0, 10] (standard errors a paired "
+                              f"gain over the rollout policy's choice must exceed)")
+        return z
     if k == "widen":
         if v in ("random", "prior"):
             return v
@@ -223,7 +232,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     its rollouts by the heuristic, random legal play or a checkpoint."""
     import importlib
 
-    from envs.core.search import Planner, PlannerPolicy, Rollout, SearchBudget
+    from envs.core.search import CONFIDENCE_Z, Planner, PlannerPolicy, Rollout, SearchBudget
 
     o = ps.options
     env = env_spec.make()
@@ -255,7 +264,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     planner = Planner(search_support.determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
                       seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms,
                       remember=getattr(search_support, "remember", None), round_of=search_support.round_of,
-                      widen=o.get("widen", "random"))
+                      widen=o.get("widen", "random"), z=o.get("z", CONFIDENCE_Z))
     env.close()
     pol = PlannerPolicy(planner, name=ps.label, seed=spec_seed)
     if seed is not None:

@@ -197,9 +197,12 @@ class Planner:
     def __init__(self, determinize: Determinizer, rollout: Rollout, budget: SearchBudget, *,
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
                  clock: Callable[[], float] = time.process_time, arms: ArmChooser | None = None,
-                 remember: Remember | None = None, round_of: RoundOf | None = None, widen: str = "random"):
+                 remember: Remember | None = None, round_of: RoundOf | None = None, widen: str = "random",
+                 z: float = CONFIDENCE_Z):
         if widen not in WIDEN:
             raise ValueError(f"widen must be one of {', '.join(WIDEN)}, got {widen!r}")
+        if isinstance(z, bool) or not isinstance(z, (int, float)) or not 0 <= z <= 10:
+            raise ValueError(f"z must be a number in [0, 10], got {z!r}")
         if budget.horizon == "round" and round_of is None:
             raise ValueError("horizon='round' needs the game's round_of (its determinize.py)")
         self.determinize = determinize
@@ -207,6 +210,7 @@ class Planner:
         self.round_of = round_of
         self.arms = arms
         self.widen = widen
+        self.z = float(z)  # the paired gain over the rollout policy's choice must exceed z standard errors
         self.rollout = rollout
         self.root = rollout.table()  # the rollout policy's own move at the table (never in a simulation)
         self.budget = budget
@@ -273,7 +277,7 @@ class Planner:
         self.stats["searched"] += 1
         self.stats["simulations"] += i
         self.stats["seconds"] += self.clock() - start
-        return arms[self._choose(vals)]
+        return arms[self._choose(vals, self.z)]
 
     def _game_arms(self, engine: GameEngine, agent: str, first: int, legal: list[int]) -> list[int]:
         """The game's candidates (``search_arms``), checked: legal, distinct, ``first`` leading."""
@@ -285,9 +289,9 @@ class Planner:
         return arms
 
     @staticmethod
-    def _choose(vals: list[list[float]]) -> int:
+    def _choose(vals: list[list[float]], z: float = CONFIDENCE_Z) -> int:
         """The arm to play: the rollout policy's own choice (arm 0) unless another arm beats it on
-        the worlds both played by more than ``CONFIDENCE_Z`` standard errors of the paired
+        the worlds both played by more than ``z`` (default ``CONFIDENCE_Z``) standard errors of the paired
         differences (the largest such gain wins; ties: the earlier arm)."""
         best, gain = 0, 0.0
         base = np.asarray(vals[0])
@@ -298,7 +302,7 @@ class Planner:
             d = np.asarray(vals[j][:k]) - base[:k]
             mean = float(d.mean())
             se = float(d.std(ddof=1)) / math.sqrt(k)
-            if mean > CONFIDENCE_Z * se and mean > gain + 1e-12:
+            if mean > z * se and mean > gain + 1e-12:
                 best, gain = j, mean
         return best
 

@@ -169,6 +169,10 @@ def test_the_rollout_policys_choice_stands_unless_another_arm_clearly_beats_it()
     assert choose([[0.2, 0.3, 0.25, 0.3], [0.6, 0.7, 0.65, 0.72], [0.5, 0.6, 0.55, 0.6]]) == 1
     assert choose([[0.2], [0.9]]) == 0  # one paired world is no evidence
     assert choose([[0.5, 0.5], [0.6, 0.6]]) == 1  # a gain on every world, without noise
+    noisy = [[0.5, 0.4, 0.6], [0.56, 0.41, 0.64]]  # +0.037 a world, 2.5 standard errors of the paired gain
+    assert choose(noisy) == 1 and choose(noisy, 3.0) == 0 and choose([[0.5, 0.4, 0.6], [0.52, 0.38, 0.61]], 0.0) == 1
+    assert make_policy("planner?sims=4&z=0.5", EnvSpec.resolve("frying_master_v1")).planner.z == 0.5
+    assert make_policy("planner?sims=4", EnvSpec.resolve("frying_master_v1")).planner.z == 1.5
 
 
 def test_ucb1_opens_arms_progressively_and_tries_each_once():
