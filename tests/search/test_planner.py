@@ -426,6 +426,22 @@ def test_a_round_horizon_runs_each_simulation_to_the_end_of_the_round():
     assert all(r == eng.round + 1 or done for r, done in ends), ends
 
 
+def _arms_opened(text: str, spec, seed: int, env, agent: str) -> list[int]:
+    """The root moves in the order the planner ``text`` first simulated them, deciding for ``agent`` now."""
+    pol = make_policy(text, spec, seed=seed)
+    played: list[int] = []
+    real = pol.planner._simulate
+
+    def spy(sample, world_seed, who, action):
+        played.append(action)
+        return real(sample, world_seed, who, action)
+
+    pol.planner._simulate = spy
+    eng = env.unwrapped.engine
+    pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+    return list(dict.fromkeys(played))
+
+
 def test_widen_prior_opens_the_arms_in_the_rollout_checkpoints_preference_order():
     """``widen=prior``: after the rollout policy's own choice the arms open in the order of the
     checkpoint's logits for the seat at the table (highest first); the default opens them in a
@@ -440,19 +456,9 @@ def test_widen_prior_opens_the_arms_in_the_rollout_checkpoints_preference_order(
     agent = eng.live_agents()[0]
     legal = eng.legal_actions(agent)
     assert len(legal) >= 4  # a first pick: several card types to search
-    opened = {}
-    for widen, seed in (("prior", 2), ("random", 2), ("random", 3), ("random", 4)):
-        pol = make_policy(f"planner?sims=16&samples=2&rollout=checkpoint:{ckpt}&widen={widen}", spec, seed=seed)
-        played: list[int] = []
-        real = pol.planner._simulate
-
-        def spy(sample, seed, who, action, played=played, real=real):
-            played.append(action)
-            return real(sample, seed, who, action)
-
-        pol.planner._simulate = spy
-        pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
-        opened[widen, seed] = list(dict.fromkeys(played))
+    opened = {(widen, seed): _arms_opened(f"planner?sims=16&samples=2&rollout=checkpoint:{ckpt}&widen={widen}",
+                                          spec, seed, env, agent)
+              for widen, seed in (("prior", 2), ("random", 2), ("random", 3), ("random", 4))}
     obs = {"action_mask": eng.action_mask(agent), "observation": env.unwrapped.encoder.observe(eng, agent)}
     logits = make_policy(f"checkpoint:{ckpt}", spec).preferences(obs, agent)
     assert np.isneginf(logits[~eng.action_mask(agent).astype(bool)]).all()
@@ -465,7 +471,7 @@ def test_widen_prior_opens_the_arms_in_the_rollout_checkpoints_preference_order(
 def test_widen_prior_with_heuristic_rollouts_opens_the_picks_by_the_heuristics_values():
     """Waroong Wars' heuristic scores its picks (``preferences``: the values its move maximises,
     remembering nothing), so ``widen=prior`` opens the pick arms best value first; at a decision
-    it does not score (Cooking) the arms open in the seeded random order."""
+    it does not score (Cooking) it gives ``None``, and the arms open as with ``widen=random``."""
     spec, env, eng, agent, legal = _waroong_wars_at_start()
     obs = {"action_mask": eng.action_mask(agent)}
     h = make_policy("heuristic", spec)
@@ -475,17 +481,8 @@ def test_widen_prior_with_heuristic_rollouts_opens_the_picks_by_the_heuristics_v
     assert np.isneginf(prefs[[a for a in range(prefs.size) if a not in legal]]).all()
     by_value = sorted(legal, key=lambda a: (-prefs[a], a))
     for seed in (2, 3):
-        pol = make_policy("planner?sims=16&samples=2&widen=prior", spec, seed=seed)
-        played: list[int] = []
-        real = pol.planner._simulate
-
-        def spy(sample, s, who, action, played=played, real=real):
-            played.append(action)
-            return real(sample, s, who, action)
-
-        pol.planner._simulate = spy
-        pol.act(obs, agent, env)
-        assert list(dict.fromkeys(played)) == by_value[:min(4, len(legal))]
+        assert _arms_opened("planner?sims=16&samples=2&widen=prior", spec, seed, env, agent) == \
+            by_value[:min(4, len(legal))]
     cooking = _play_until("waroong_wars_v1", {}, 0, lambda e: e.phase != "draft")[2]
     cook = next(a for a in cooking.live_agents())
     assert make_policy("heuristic", spec).preferences({"action_mask": cooking.action_mask(cook)}, cook,
