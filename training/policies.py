@@ -162,7 +162,7 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
 
 
 def _parse_planner_spec(text: str, s: str) -> PolicySpec:
-    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&horizon=..][&arms=..][&seed=..]``
+    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&horizon=..][&arms=..][&widen=..][&z=..][&seed=..]``
     (the search player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``,
     ``others`` the rollout policy)."""
     _, _, query = s.partition("?")

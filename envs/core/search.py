@@ -68,7 +68,8 @@ ArmChooser = Callable[[GameEngine, str, int, Sequence[int]], Sequence[int]]
 RoundOf = Callable[[GameEngine], int]
 #: the order in which progressive widening opens the arms after the rollout policy's own choice:
 #: ``random`` (``noop`` next, then a seeded random order) or ``prior`` (the rollout policy's
-#: preference order, where it has one: a trained checkpoint's logits; else ``random``'s)
+#: preference order, where it has one: a trained checkpoint's logits, Waroong Wars' heuristic's
+#: pick values; else ``random``'s)
 WIDEN = ("random", "prior")
 #: UCB1's exploration constant for values in about [0, 1]
 EXPLORATION = 0.7
@@ -156,31 +157,31 @@ class Rollout:
         policy and every other seat plays ``others``."""
         if self.others is not None and agent != me:
             return self.others.act(engine, agent)
+        p, obs = self._seat(engine, agent)
+        mask = obs["action_mask"]
+        a = int(p.act(obs, agent, _Table(engine)))
+        return a if 0 <= a < mask.size and mask[a] else engine.default_action(agent)
+
+    def _seat(self, engine: GameEngine, agent: str) -> tuple[Policy, dict[str, np.ndarray]]:
+        """``agent``'s policy object (made on first use) and what it is fed: the action mask and,
+        with ``observe``, the observation vector."""
         p = self.policies.get(agent)
         if p is None:
             p = self.policies[agent] = self.make()
-        mask = engine.action_mask(agent)
-        obs = {"action_mask": mask}
+        obs = {"action_mask": engine.action_mask(agent)}
         if self.observe is not None:
             obs["observation"] = self.observe(engine, agent)
-        a = int(p.act(obs, agent, _Table(engine)))
-        return a if 0 <= a < mask.size and mask[a] else engine.default_action(agent)
+        return p, obs
 
     def preferences(self, engine: GameEngine, agent: str) -> np.ndarray | None:
         """How much this policy prefers each action for ``agent`` (higher: more; a trained
         policy's logits), or ``None`` when the policy has no such scores (``preferences`` of
         the policy object: :class:`training.policies.ActorPolicy`, Waroong Wars' heuristic at its
         picks), never changing what the policy remembers."""
-        p = self.policies.get(agent)
-        if p is None:
-            p = self.policies[agent] = self.make()
-        score = getattr(p, "preferences", None)
-        if score is None:
+        p, obs = self._seat(engine, agent)
+        if getattr(p, "preferences", None) is None:
             return None
-        obs = {"action_mask": engine.action_mask(agent)}
-        if self.observe is not None:
-            obs["observation"] = self.observe(engine, agent)
-        prefs = score(obs, agent, _Table(engine))
+        prefs = p.preferences(obs, agent, _Table(engine))
         return None if prefs is None else np.asarray(prefs, dtype=np.float64)
 
 

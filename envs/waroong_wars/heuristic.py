@@ -276,34 +276,34 @@ class HeuristicPolicy(Policy):
 
     # ------------------------------------------------------------------ shopping
     def _pick(self, view: PublicView, legal: set[int], ix, agent: str, game: int) -> int:
-        key = (game, view.round)
-        hand, scores = self._pick_scores(view, legal, ix, agent, game)
+        hand = self._known_hand(view, agent, game)
         best, best_a = -1.0, None
-        for a, v in scores:
+        for a, v in self._pick_scores(view, legal, ix, hand):
             if v > best:
                 best, best_a = v, a
         hand[best_a - ix.pick0] += 1
-        self._memory[agent] = (key, hand)
+        self._memory[agent] = ((game, view.round), hand)
         return best_a
 
-    def _pick_scores(self, view: PublicView, legal: set[int], ix, agent: str,
-                     game: int) -> tuple[list[int], list[tuple[int, float]]]:
-        """(the seat's hand as it knows it, [(pick action, value)] in action order): the value of
-        the hand with that card, plus the tie-break toward main ingredients; nothing remembered."""
-        key = (game, view.round)
+    def _known_hand(self, view: PublicView, agent: str, game: int, world: list[int] | None = None) -> list[int]:
+        """The seat's hand as it knows it while Shopping: visible, or its picks this round (``world``:
+        as the engine holds them, ``recall="world"``; else as remembered), or none known."""
         if view.hand_visible:
-            hand = list(view.hand)
-        else:
-            mem = self._memory.get(agent)
-            hand = list(mem[1]) if mem and mem[0] == key and sum(mem[1]) == view.pick_no else [0] * self.cat.n_types
+            return list(view.hand)
+        mem = ((game, view.round), world) if world is not None else self._memory.get(agent)
+        ok = mem and mem[0] == (game, view.round) and sum(mem[1]) == view.pick_no
+        return list(mem[1]) if ok else [0] * self.cat.n_types
+
+    def _pick_scores(self, view: PublicView, legal: set[int], ix, hand: list[int]) -> list[tuple[int, float]]:
+        """[(pick action, value)] in action order: the value of ``hand`` with that card, plus the
+        tie-break toward main ingredients."""
         tuk = self._tukangs(view)
         go_boy = int(view.go_boy[view.viewer])
         menus = [m for m in view.display if m != EMPTY]
         picks_left = 6 - view.pick_no - 1
         types = [a - ix.pick0 for a in sorted(legal) if ix.pick0 <= a < ix.pick0 + self.cat.n_types]
         values = self._pick_values(view, menus, hand, tuk, go_boy, picks_left, types)
-        # + a deterministic tie-break toward main ingredients
-        return hand, [(ix.pick0 + t, v + 0.01 * (5 - t if t < 5 else 0)) for t, v in zip(types, values)]
+        return [(ix.pick0 + t, v + 0.01 * (5 - t if t < 5 else 0)) for t, v in zip(types, values)]
 
     def preferences(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> np.ndarray | None:
         """While Shopping, the value of each legal pick (what :meth:`act` maximises; ``-inf``
@@ -316,22 +316,10 @@ class HeuristicPolicy(Policy):
         if view.phase != "draft":
             return None
         mask = np.asarray(observation["action_mask"])
-        legal = set(int(a) for a in np.flatnonzero(mask))
+        world = list(eng.hands[view.viewer]) if self.recall == "world" else None
+        hand = self._known_hand(view, agent, id(eng), world)
         out = np.full(mask.size, -np.inf)
-        if self.recall == "world":
-            hand = list(eng.hands[view.viewer])
-            saved = self._memory.get(agent)
-            self._memory[agent] = ((id(eng), view.round), hand)
-            try:
-                _, scores = self._pick_scores(view, legal, action_index(view.n), agent, id(eng))
-            finally:
-                if saved is None:
-                    self._memory.pop(agent, None)
-                else:
-                    self._memory[agent] = saved
-        else:
-            _, scores = self._pick_scores(view, legal, action_index(view.n), agent, id(eng))
-        for a, v in scores:
+        for a, v in self._pick_scores(view, set(int(a) for a in np.flatnonzero(mask)), action_index(view.n), hand):
             out[a] = v
         return out
 
