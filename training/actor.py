@@ -112,6 +112,28 @@ class NumpyActor:
         head = (policy.action_net.weight.detach().cpu().numpy().copy(), policy.action_net.bias.detach().cpu().numpy().copy())
         return cls(layers, activation or "Tanh", head)
 
+    @classmethod
+    def critic_from_sb3_policy(cls, policy: Any) -> "NumpyActor":
+        """The value half of the same policy in the same form (its MLP, then the one-output value
+        head): :meth:`logits` of an encoded observation is the critic's value estimate, what
+        SB3's ``policy.predict_values`` gives (the search player's ``value=checkpoint:DIR``)."""
+        import torch.nn as nn
+
+        extractor = type(getattr(policy, "vf_features_extractor", policy.features_extractor)).__name__
+        if extractor != "FlattenExtractor":
+            raise ValueError(f"only FlattenExtractor policies can be exported to numpy, not {extractor}")
+        layers, activation = [], None
+        for module in policy.mlp_extractor.value_net:
+            if isinstance(module, nn.Linear):
+                layers.append((module.weight.detach().cpu().numpy().copy(), module.bias.detach().cpu().numpy().copy()))
+            else:
+                name = type(module).__name__
+                if activation not in (None, name):
+                    raise ValueError("mixed activations are not supported")
+                activation = name
+        head = (policy.value_net.weight.detach().cpu().numpy().copy(), policy.value_net.bias.detach().cpu().numpy().copy())
+        return cls(layers, activation or "Tanh", head)
+
     def state(self) -> dict:
         """Plain-array form (picklable; what travels to worker processes)."""
         return {"layers": [(w.T.copy(), b) for w, b in self.layers], "activation": self.activation,

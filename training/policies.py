@@ -20,7 +20,8 @@ spec                               policy
 ``planner?ms=50&samples=8``        its options: ``ms`` or ``sims`` (the budget per decision),
                                    ``samples``, ``rollout`` (``heuristic``, ``random`` or
                                    ``checkpoint:DIR``), ``others``, ``horizon``, ``arms``, ``widen``,
-                                   ``z``, ``seed`` (docs/search.md)
+                                   ``z``, ``value`` (``checkpoint:DIR``: its critic), ``seed``
+                                   (docs/search.md)
 =================================  ==============================================================
 
 Every spec resolves to an :class:`envs.core.policy.Policy` (``act(observation,
@@ -41,7 +42,7 @@ from __future__ import annotations
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 from urllib.parse import parse_qsl
 
 import numpy as np
@@ -58,9 +59,9 @@ BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
              "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY]"
-             "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&seed=N]")
+             "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&value=checkpoint:DIR][&seed=N]")
 #: the planner spec's options (docs/search.md)
-PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "widen", "z", "seed")
+PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "widen", "z", "value", "seed")
 
 
 @dataclass(frozen=True)
@@ -162,7 +163,7 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
 
 
 def _parse_planner_spec(text: str, s: str) -> PolicySpec:
-    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&horizon=..][&arms=..][&widen=..][&z=..][&seed=..]``
+    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&horizon=..][&arms=..][&widen=..][&z=..][&value=..][&seed=..]``
     (the search player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``,
     ``others`` the rollout policy)."""
     _, _, query = s.partition("?")
@@ -191,6 +192,11 @@ def _planner_option(text: str, k: str, v: str):
         if v.startswith("checkpoint:") and len(v) > len("checkpoint:"):
             return v
         raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: heuristic, random or checkpoint:DIR")
+    if k == "value":
+        if v.startswith("checkpoint:") and len(v) > len("checkpoint:"):
+            return v
+        raise ConfigError(f"policy spec {text!r}: value={v!r}; allowed: checkpoint:DIR (a trained checkpoint of this "
+                          f"env, whose critic values the simulations cut before the game's end)")
     if k == "ms":
         try:
             ms = float(v)
@@ -264,7 +270,9 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     planner = Planner(search_support.determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
                       seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms,
                       remember=getattr(search_support, "remember", None), round_of=search_support.round_of,
-                      widen=o.get("widen", "random"), z=o.get("z", CONFIDENCE_Z))
+                      widen=o.get("widen", "random"), z=o.get("z", CONFIDENCE_Z),
+                      leaf=load_checkpoint_critic(o["value"][len("checkpoint:"):], env_spec, raw.encoder.observe)
+                      if "value" in o else None)
     env.close()
     pol = PlannerPolicy(planner, name=ps.label, seed=spec_seed)
     if seed is not None:
@@ -340,6 +348,29 @@ def load_checkpoint_policy(spec: PolicySpec, env_spec: EnvSpec | None = None) ->
     env_spec = env_spec or trained_env_spec(meta)
     encoder = SeatEncoder.for_env(env_spec.make(), bool(meta["observation"].get("normalized", True)))
     return ActorPolicy(actor, encoder, spec.options.get("deterministic", True), name=spec.label, env_spec=env_spec)
+
+
+def load_checkpoint_critic(directory: str | os.PathLike, env_spec: EnvSpec,
+                           observe: Callable[[Any, str], np.ndarray]) -> Callable[[Any, str], float]:
+    """A checkpoint's critic as the search player's learned value (``planner?value=checkpoint:DIR``):
+    ``leaf(engine, agent)`` = the critic's estimate of ``agent``'s return from ``engine``'s state,
+    through ``agent``'s observation (``observe``: the env's encoder) as the network reads it.
+
+    The critic is not in ``actor.npz``: the checkpoint is loaded as a resumed training run is
+    (:func:`training.checkpoints.load_checkpoint`: hashes and env checked, only tensors read from
+    ``model.zip``, nothing unpickled), and its value network copied out into numpy."""
+    from training.checkpoints import load_checkpoint
+
+    model, meta = load_checkpoint(directory, env_spec)
+    critic = NumpyActor.critic_from_sb3_policy(model.policy)
+    encoder = SeatEncoder.for_env(env_spec.make(), bool(meta["observation"].get("normalized", True)))
+    del model
+
+    def leaf(engine: Any, agent: str) -> float:
+        x = encoder.encode(observe(engine, agent), encoder.seat_of[agent])
+        return float(critic.logits(x[None])[0, 0])
+
+    return leaf
 
 
 def load_policy(directory: str | os.PathLike, env: Any = None, *, deterministic: bool = True,

@@ -487,3 +487,70 @@ def test_widen_prior_with_heuristic_rollouts_opens_the_picks_by_the_heuristics_v
     cook = next(a for a in cooking.live_agents())
     assert make_policy("heuristic", spec).preferences({"action_mask": cooking.action_mask(cook)}, cook,
                                                       _Table(cooking)) is None
+
+
+def test_value_checkpoint_reads_the_checkpoints_critic_as_sb3_computes_it():
+    """``value=checkpoint:DIR``: the learned value is the checkpoint's critic (loaded from
+    ``model.zip``'s tensors only), for the seat's own observation, equal to SB3's
+    ``predict_values`` of the same model; a checkpoint of another env is refused, naming it."""
+    import torch
+
+    from training.checkpoints import CheckpointError, load_checkpoint, read_metadata, trained_env_spec
+    from training.policies import load_checkpoint_critic
+
+    ckpt = ROOT / "checkpoints" / "waroong_wars" / "memory"
+    spec = trained_env_spec(read_metadata(ckpt))
+    env = spec.make()
+    env.reset(seed=5)
+    raw = env.unwrapped
+    leaf = load_checkpoint_critic(ckpt, spec, raw.encoder.observe)
+    model, _ = load_checkpoint(ckpt, spec)
+    policy = make_policy(f"checkpoint:{ckpt}", spec)
+    eng = raw.engine
+    for _ in range(3):  # three positions: the start and two joint moves of heuristic play later
+        values = []
+        for agent in eng.agents:
+            x = policy.model_input({"observation": raw.encoder.observe(eng, agent),
+                                    "action_mask": eng.action_mask(agent)}, agent)
+            with torch.no_grad():
+                want = float(model.policy.predict_values(torch.as_tensor(x[None]))[0, 0])
+            assert leaf(eng, agent) == pytest.approx(want, abs=1e-4)
+            values.append(want)
+        assert len(set(np.round(values, 4))) > 1  # the seats' values differ: the seat is read
+        h = make_policy("heuristic", spec)
+        eng.step({a: h.act({"action_mask": eng.action_mask(a)}, a, _Table(eng)) for a in eng.live_agents()})
+    with pytest.raises(CheckpointError, match="frying_master_v1"):
+        make_policy(f"planner?sims=2&value=checkpoint:{ROOT / 'checkpoints' / 'frying_master' / 'main'}", spec)
+    with pytest.raises(CheckpointError):  # the same game without own_picks: another observation size
+        make_policy(f"planner?sims=2&value=checkpoint:{ckpt}", EnvSpec.resolve("waroong_wars_v1", {"players": 3}))
+
+
+def test_a_learned_value_is_blended_in_where_a_simulation_is_cut_and_not_at_the_games_end():
+    """A cut simulation is worth ``LEAF_WEIGHT`` of the learned value and the rest of the rank-and-
+    margin value; a finished game is worth its result alone. Two planners alike but for the leaf
+    play the same simulation (Waroong Wars cuts at the round's end), so their worths differ by
+    exactly the blend."""
+    from envs.core.search import LEAF_WEIGHT
+
+    spec, env, eng, agent, legal = _waroong_wars_at_start()
+    calls = []
+
+    def leaf(sim, who):
+        calls.append((sim.round, who))
+        return 5.0
+
+    plain = make_policy("planner?sims=4&samples=2", spec, seed=1).planner
+    learned = make_policy("planner?sims=4&samples=2", spec, seed=1).planner
+    learned.leaf = leaf
+    for action in legal[:2]:
+        v = plain._simulate(eng, 11, agent, action)
+        w = learned._simulate(eng, 11, agent, action)
+        assert w == pytest.approx((1 - LEAF_WEIGHT) * v + LEAF_WEIGHT * 5.0)
+    assert calls == [(eng.round + 1, agent)] * 2  # read once per simulation, at the next round, for the seat
+
+    class Finished:
+        done = True
+
+    out = eng.outcome()
+    assert learned._worth(Finished(), out, agent) == plain.value(out, agent, True)
+    assert len(calls) == 2
