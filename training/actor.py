@@ -94,36 +94,24 @@ class NumpyActor:
     @classmethod
     def from_sb3_policy(cls, policy: Any) -> "NumpyActor":
         """Copy the actor out of a ``MaskableActorCriticPolicy`` with a flat Box input."""
-        import torch.nn as nn
-
-        extractor = type(policy.pi_features_extractor).__name__ if hasattr(policy, "pi_features_extractor") \
-            else type(policy.features_extractor).__name__
-        if extractor != "FlattenExtractor":
-            raise ValueError(f"only FlattenExtractor policies can be exported to numpy, not {extractor}")
-        layers, activation = [], None
-        for module in policy.mlp_extractor.policy_net:
-            if isinstance(module, nn.Linear):
-                layers.append((module.weight.detach().cpu().numpy().copy(), module.bias.detach().cpu().numpy().copy()))
-            else:
-                name = type(module).__name__
-                if activation not in (None, name):
-                    raise ValueError("mixed activations are not supported")
-                activation = name
-        head = (policy.action_net.weight.detach().cpu().numpy().copy(), policy.action_net.bias.detach().cpu().numpy().copy())
-        return cls(layers, activation or "Tanh", head)
+        return cls._from_sb3(policy, "pi_features_extractor", policy.mlp_extractor.policy_net, policy.action_net)
 
     @classmethod
     def critic_from_sb3_policy(cls, policy: Any) -> "NumpyActor":
         """The value half of the same policy in the same form (its MLP, then the one-output value
         head): :meth:`logits` of an encoded observation is the critic's value estimate, what
         SB3's ``policy.predict_values`` gives (the search player's ``value=checkpoint:DIR``)."""
+        return cls._from_sb3(policy, "vf_features_extractor", policy.mlp_extractor.value_net, policy.value_net)
+
+    @classmethod
+    def _from_sb3(cls, policy: Any, extractor_attr: str, net: Any, head_module: Any) -> "NumpyActor":
         import torch.nn as nn
 
-        extractor = type(getattr(policy, "vf_features_extractor", policy.features_extractor)).__name__
+        extractor = type(getattr(policy, extractor_attr, None) or policy.features_extractor).__name__
         if extractor != "FlattenExtractor":
             raise ValueError(f"only FlattenExtractor policies can be exported to numpy, not {extractor}")
         layers, activation = [], None
-        for module in policy.mlp_extractor.value_net:
+        for module in net:
             if isinstance(module, nn.Linear):
                 layers.append((module.weight.detach().cpu().numpy().copy(), module.bias.detach().cpu().numpy().copy()))
             else:
@@ -131,7 +119,7 @@ class NumpyActor:
                 if activation not in (None, name):
                     raise ValueError("mixed activations are not supported")
                 activation = name
-        head = (policy.value_net.weight.detach().cpu().numpy().copy(), policy.value_net.bias.detach().cpu().numpy().copy())
+        head = (head_module.weight.detach().cpu().numpy().copy(), head_module.bias.detach().cpu().numpy().copy())
         return cls(layers, activation or "Tanh", head)
 
     def state(self) -> dict:
