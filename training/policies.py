@@ -186,14 +186,13 @@ def _parse_planner_spec(text: str, s: str) -> PolicySpec:
 
 
 def _planner_option(text: str, k: str, v: str):
+    names_checkpoint = v.startswith("checkpoint:") and len(v) > len("checkpoint:")
     if k in ("rollout", "others"):
-        if v in ("heuristic", "random"):
-            return v
-        if v.startswith("checkpoint:") and len(v) > len("checkpoint:"):
+        if v in ("heuristic", "random") or names_checkpoint:
             return v
         raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: heuristic, random or checkpoint:DIR")
     if k == "value":
-        if v.startswith("checkpoint:") and len(v) > len("checkpoint:"):
+        if names_checkpoint:
             return v
         raise ConfigError(f"policy spec {text!r}: value={v!r}; allowed: checkpoint:DIR (a trained checkpoint of this "
                           f"env, whose critic values the simulations cut before the game's end)")
@@ -346,8 +345,13 @@ def load_checkpoint_policy(spec: PolicySpec, env_spec: EnvSpec | None = None) ->
 
     actor, meta = load_actor(spec.path, env_spec, strict=spec.options.get("strict", False))
     env_spec = env_spec or trained_env_spec(meta)
-    encoder = SeatEncoder.for_env(env_spec.make(), bool(meta["observation"].get("normalized", True)))
-    return ActorPolicy(actor, encoder, spec.options.get("deterministic", True), name=spec.label, env_spec=env_spec)
+    return ActorPolicy(actor, _checkpoint_encoder(env_spec, meta), spec.options.get("deterministic", True),
+                       name=spec.label, env_spec=env_spec)
+
+
+def _checkpoint_encoder(env_spec: EnvSpec, meta: dict) -> SeatEncoder:
+    """The observation encoding a checkpoint's networks read, on ``env_spec``'s env."""
+    return SeatEncoder.for_env(env_spec.make(), bool(meta["observation"].get("normalized", True)))
 
 
 def load_checkpoint_critic(directory: str | os.PathLike, env_spec: EnvSpec,
@@ -359,12 +363,15 @@ def load_checkpoint_critic(directory: str | os.PathLike, env_spec: EnvSpec,
     The critic is not in ``actor.npz``: the checkpoint is loaded as a resumed training run is
     (:func:`training.checkpoints.load_checkpoint`: hashes and env checked, only tensors read from
     ``model.zip``, nothing unpickled), and its value network copied out into numpy."""
-    from training.checkpoints import load_checkpoint
+    from training.checkpoints import CheckpointError, load_checkpoint
 
     model, meta = load_checkpoint(directory, env_spec)
     critic = NumpyActor.critic_from_sb3_policy(model.policy)
-    encoder = SeatEncoder.for_env(env_spec.make(), bool(meta["observation"].get("normalized", True)))
     del model
+    if not all(np.isfinite(w).all() and np.isfinite(b).all() for w, b in critic.layers + [critic.head]):
+        raise CheckpointError(f"{directory}: its critic holds non-finite weights (NaN or infinity); "
+                              f"value= needs a checkpoint whose value network is all finite numbers")
+    encoder = _checkpoint_encoder(env_spec, meta)
 
     def leaf(engine: Any, agent: str) -> float:
         x = encoder.encode(observe(engine, agent), encoder.seat_of[agent])

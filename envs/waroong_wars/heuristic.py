@@ -133,9 +133,7 @@ class HeuristicPolicy(Policy):
         ix = action_index(view.n)
         legal_set = set(int(a) for a in legal)
         if view.phase == "draft":
-            if self.recall == "world":
-                self._memory[agent] = ((id(eng), view.round), list(eng.hands[view.viewer]))
-            return self._pick(view, legal_set, ix, agent, id(eng))
+            return self._pick(view, legal_set, ix, agent, id(eng), self._world_hand(eng, view))
         if view.pending is not None:
             if view.pending["kind"] == "extra":
                 return ix.extra0 + 1 if ix.extra0 + 1 in legal_set else ix.extra0
@@ -275,8 +273,9 @@ class HeuristicPolicy(Policy):
         return best, best_set
 
     # ------------------------------------------------------------------ shopping
-    def _pick(self, view: PublicView, legal: set[int], ix, agent: str, game: int) -> int:
-        hand = self._known_hand(view, agent, game)
+    def _pick(self, view: PublicView, legal: set[int], ix, agent: str, game: int,
+              world: list[int] | None = None) -> int:
+        hand = self._known_hand(view, agent, game, world)
         best, best_a = -1.0, None
         for a, v in self._pick_scores(view, legal, ix, hand):
             if v > best:
@@ -284,6 +283,10 @@ class HeuristicPolicy(Policy):
         hand[best_a - ix.pick0] += 1
         self._memory[agent] = ((game, view.round), hand)
         return best_a
+
+    def _world_hand(self, eng: Any, view: PublicView) -> list[int] | None:
+        """With ``recall="world"``, the seat's hand as the engine holds it; else ``None``."""
+        return list(eng.hands[view.viewer]) if self.recall == "world" else None
 
     def _known_hand(self, view: PublicView, agent: str, game: int, world: list[int] | None = None) -> list[int]:
         """The seat's hand as it knows it while Shopping: visible, or its picks this round (``world``:
@@ -316,8 +319,7 @@ class HeuristicPolicy(Policy):
         if view.phase != "draft":
             return None
         mask = np.asarray(observation["action_mask"])
-        world = list(eng.hands[view.viewer]) if self.recall == "world" else None
-        hand = self._known_hand(view, agent, id(eng), world)
+        hand = self._known_hand(view, agent, id(eng), self._world_hand(eng, view))
         out = np.full(mask.size, -np.inf)
         for a, v in self._pick_scores(view, set(int(a) for a in np.flatnonzero(mask)), action_index(view.n), hand):
             out[a] = v

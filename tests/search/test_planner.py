@@ -554,3 +554,23 @@ def test_a_learned_value_is_blended_in_where_a_simulation_is_cut_and_not_at_the_
     out = eng.outcome()
     assert learned._worth(Finished(), out, agent) == plain.value(out, agent, True)
     assert len(calls) == 2
+
+
+def test_a_critic_with_non_finite_weights_is_refused(monkeypatch):
+    """A checkpoint whose value network holds a NaN would make every cut simulation worth NaN and
+    the paired comparisons meaningless: ``value=`` refuses it, saying what is wrong."""
+    from training.actor import NumpyActor
+    from training.checkpoints import CheckpointError, read_metadata, trained_env_spec
+
+    ckpt = ROOT / "checkpoints" / "waroong_wars" / "memory"
+    spec = trained_env_spec(read_metadata(ckpt))
+    real = NumpyActor.critic_from_sb3_policy.__func__
+
+    def poisoned(cls, policy):
+        critic = real(cls, policy)
+        critic.head[1][0] = np.nan
+        return critic
+
+    monkeypatch.setattr(NumpyActor, "critic_from_sb3_policy", classmethod(poisoned))
+    with pytest.raises(CheckpointError, match="non-finite"):
+        make_policy(f"planner?sims=2&value=checkpoint:{ckpt}", spec)
