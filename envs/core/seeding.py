@@ -41,6 +41,14 @@ def rng_from_dict(state: dict[str, Any]) -> np.random.Generator:
     return g
 
 
+def copy_rng(rng: np.random.Generator) -> np.random.Generator:
+    """An independent generator in the same state as ``rng`` (a live PCG64 generator: nothing to
+    check), as ``rng_from_dict(rng_to_dict(rng))`` builds it, in half the time (engine clones)."""
+    g = np.random.Generator(np.random.PCG64(0))
+    g.bit_generator.state = rng.bit_generator.state  # the getter builds a fresh dict
+    return g
+
+
 def _check_pcg64(state: dict) -> None:
     """Exactly the fields of a PCG64 state, each an int in its range (numpy itself accepts
     some out-of-range values silently)."""

@@ -38,13 +38,12 @@ State (every field is a plain list/int, so scenario tests can set them):
 
 from __future__ import annotations
 
-import copy
 from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
 from envs.core.engine import StepResult, TickEngine
-from envs.core.seeding import rng_from_dict, rng_to_dict
+from envs.core.seeding import copy_rng
 from envs.core.tables import ActionTable
 from envs.waroong_wars import legality, public
 from envs.waroong_wars import snapshot as snapshot_checks
@@ -234,11 +233,18 @@ class WaroongEngine(TickEngine):
         """An independent deep copy (its own rng in the same state): ``from_dict(to_dict())``
         without the snapshot checks, as Wok Star's. A copy of a live engine is the same state, so
         there is nothing to check; snapshots from anywhere else go through ``from_dict``, which
-        checks them (``load_state_dict``)."""
+        checks them (``load_state_dict``). What ``_init_common`` derives from the config (read-only
+        tables, and the memo of Shopping pick masks, read-only arrays keyed by the pack) is shared
+        with this engine instead of derived again; the state is copied."""
         obj = type(self).__new__(type(self))
-        obj._init_common(copy.deepcopy(self.config), rng_from_dict(rng_to_dict(self.rng)), self.tick)
+        obj.__dict__.update(self.__dict__)
+        obj.config = dict(self.config)  # plain values (check_config)
+        obj.rng = copy_rng(self.rng)
+        obj._mask_cache = {}
+        obj._scores_before = None
         for key in STATE_KEYS:
             setattr(obj, key, _plain(getattr(self, key)))
+        obj.state_version = 0
         obj.invalidate_masks()
         return obj
 
@@ -258,8 +264,12 @@ class WaroongEngine(TickEngine):
 
 
 def _plain(value: Any) -> Any:
+    """A deep copy of plain state data (scalars, and lists and dicts of them or of such containers)."""
     if isinstance(value, list):
-        return [_plain(v) for v in value]
+        for v in value:
+            if isinstance(v, (list, dict)):
+                return [_plain(v) for v in value]
+        return value[:]  # scalars only
     if isinstance(value, dict):
         return {k: _plain(v) for k, v in value.items()}
     return value

@@ -415,16 +415,50 @@ class HeuristicPolicy(Policy):
 
         return max(cooks, key=key)
 
+    def _one_card_gains(self, view: PublicView, menus: list[int], hand: list[int], tuk: list[int],
+                        go_boy: int) -> list[int]:
+        """For each main-ingredient type: the best VP among ``menus`` that one more card of it would
+        let be cooked alone, as :meth:`_one_card_gains_reference` finds it. A dish worth VP is
+        worth more than 0 as a set of one exactly when it can be completed (bonuses only add), so
+        the completion test alone decides; a dish worth 0 VP or less (none in the catalogue) goes
+        through the reference's :meth:`_set_value`."""
+        have = [hand[c] + tuk[c] for c in range(5)]
+        dishes = [(self.cat.menus[m].dish, m) for m in menus]
+        gains = []
+        for c in range(5):
+            have[c] += 1
+            best = None
+            for d, m in dishes:
+                if best is not None and d.vp <= best:
+                    continue  # cannot raise the maximum
+                if d.vp > 0:
+                    ok = sum(r - h for r, h in zip(d.requires[:5], have) if r > h) <= go_boy
+                else:
+                    hand[c] += 1
+                    ok = self._set_value(view, [m], hand, tuk, go_boy, None) > 0
+                    hand[c] -= 1
+                if ok:
+                    best = d.vp
+            gains.append(0 if best is None else best)
+            have[c] -= 1
+        return gains
+
+    def _one_card_gains_reference(self, view: PublicView, menus: list[int], hand: list[int], tuk: list[int],
+                                  go_boy: int) -> list[int]:
+        """The readable definition of :meth:`_one_card_gains` (tests hold the two equal)."""
+        gains = []
+        for c in range(5):
+            hand[c] += 1
+            gains.append(max((self.cat.menus[m].dish.vp for m in menus
+                              if self._set_value(view, [m], hand, tuk, go_boy, None) > 0), default=0))
+            hand[c] -= 1
+        return gains
+
     def _short_one_card(self, view: PublicView, legal: set[int], ix, menus, hand, tuk, go_boy) -> int | None:
         """Maling or Mbok Bakul when one more card would likely let a menu be cooked."""
         cat = self.cat
         me, n = view.viewer, view.n
-        gains = []
-        for c in range(5):
-            hand[c] += 1
-            gains.append(max((cat.menus[m].dish.vp for m in menus
-                              if self._set_value(view, [m], hand, tuk, go_boy, None) > 0), default=0))
-            hand[c] -= 1
+        gains = self._one_card_gains(view, menus, hand, tuk, go_boy)
         expected = sum(gains) / 5
         maling = [a for a in legal if ix.maling0 <= a < ix.maling0 + n - 1]
         if maling and expected > 1.2:

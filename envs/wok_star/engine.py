@@ -22,7 +22,7 @@ from typing import Any, Mapping
 import numpy as np
 
 from envs.core.engine import NOOP, StepResult, TickEngine
-from envs.core.seeding import rng_from_dict, rng_to_dict
+from envs.core.seeding import copy_rng
 from envs.wok_star import legality
 from envs.wok_star.actions import build_action_table
 from envs.wok_star.cards import is_event_card, load_data
@@ -390,7 +390,7 @@ class WokStarEngine(TickEngine):
         scenario tests clone tables built by hand that no game reaches); snapshots from anywhere else go
         through ``from_dict``, which checks them (``load_state_dict``)."""
         obj = type(self).__new__(type(self))
-        obj._init_common(copy.deepcopy(self.config), rng_from_dict(rng_to_dict(self.rng)), self.tick)
+        obj._init_common(copy.deepcopy(self.config), copy_rng(self.rng), self.tick)
         for f in STATE_FIELDS:
             setattr(obj, f, _copy_plain(getattr(self, f)))
         obj._reset_transient()

@@ -311,6 +311,39 @@ def test_heuristic_pick_values_equal_their_reference_in_seeded_games(opts, monke
     assert calls["array"] > 100 and calls["bonus_differs"] > 10
 
 
+@pytest.mark.parametrize("opts", [dict(players=3), dict(players=4, character_mode=True),
+                                  dict(players=5, plain_mode=True, constraint_mode=True)],
+                         ids=["3p", "4p-characters", "5p-plain-constraint"])
+def test_heuristic_one_card_gains_equal_their_reference_in_seeded_games(opts, monkeypatch):
+    """Maling / Mbok Bakul's test of one more card (``_one_card_gains``: the completion test per
+    menu) gives exactly the reference's gains (one ``_set_value`` per menu and type) at every
+    Cooking decision of heuristic play that asks it, with and without supplement tokens left;
+    and a gain is really found in some of them, and missed in others."""
+    import dataclasses
+
+    fast = waroong_wars_v1.HeuristicPolicy._one_card_gains
+    seen = {"calls": 0, "some": 0, "none": 0}
+
+    def checked(self, view, menus, hand, tuk, go_boy):
+        before = list(hand)
+        got = fast(self, view, menus, hand, tuk, go_boy)
+        assert hand == before
+        for v in (view, dataclasses.replace(view, token_supply=0)):
+            want = self._one_card_gains_reference(v, menus, list(hand), list(tuk), go_boy)
+            assert fast(self, v, menus, hand, tuk, go_boy) == want, (menus, hand, tuk, go_boy, want)
+        seen["calls"] += 1
+        seen["some"] += any(got)
+        seen["none"] += not any(got)
+        return got
+
+    monkeypatch.setattr(waroong_wars_v1.HeuristicPolicy, "_one_card_gains", checked)
+    env = waroong_wars_v1.parallel_env(**opts)
+    for seed in range(6):
+        pol = waroong_wars_v1.HeuristicPolicy()
+        play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
+    assert seen["calls"] > 30 and seen["some"] > 3 and seen["none"] > 3, seen
+
+
 @pytest.mark.parametrize("players", [3, 5])
 def test_heuristic_recalling_from_the_world_picks_as_its_memory_does(players):
     """``HeuristicPolicy(recall="world")`` (the search player's simulations) reads a seat's own
