@@ -37,6 +37,7 @@ from envs.waroong_wars.rules.variants import slots_for
 
 _ARRAY_FROM = 3  # menus from which the array form is faster than the reference's loops
 _TABLES_KEPT = 64  # set tables kept per policy (a display's tables serve a whole round)
+_VALUES_KEPT = 4096  # draft values kept per set table
 
 
 def _bits(k: int) -> np.ndarray:
@@ -48,9 +49,10 @@ class _SetsTable:
     """The non-empty sets of a list of menus, in :meth:`HeuristicPolicy._best_set_reference`'s order
     (row ``bits - 1`` for ``bits`` = 1 .. 2^k - 1): ``req`` (S, 5), ``size`` (S,), ``vp`` (S,) float64
     with the pair bonus, ``sup_cap`` (S,) (2 x menus that could take a supplement), and ``bonus``, the
-    supplement bonuses met so far by (set, supplements held)."""
+    supplement bonuses met so far by (set, supplements held), and ``values``, the draft values met so
+    far (:meth:`HeuristicPolicy._pick_values`: a search's simulations meet the same picks again)."""
 
-    __slots__ = ("menus", "icons_of", "req", "size", "vp", "sup_cap", "bonus")
+    __slots__ = ("menus", "icons_of", "req", "size", "vp", "sup_cap", "bonus", "values")
 
     def __init__(self, cat, menus: list[int], own: list[int], pair: bool, jeng: bool):
         dishes = [cat.menus[m].dish for m in menus]
@@ -67,6 +69,7 @@ class _SetsTable:
                 self.vp[j] += 5 * sum(ds.count(d) // 2 - own.count(d) // 2 for d in set(ds))
         self.sup_cap = 2.0 * (bits @ np.array([1 if ic else 0 for ic in self.icons_of], dtype=np.int64))
         self.bonus: dict = {}
+        self.values: dict = {}
 
     def members(self, j: int) -> list[int]:
         """The menus' positions in set row ``j``."""
@@ -334,6 +337,18 @@ class HeuristicPolicy(Policy):
         if len(menus) < _ARRAY_FROM or not types:
             return self._pick_values_reference(view, menus, hand, tuk, go_boy, picks_left, types)
         t = self._sets_table(view, menus)
+        # Everything else the values depend on (the table holds the menus, the viewer's pile and powers).
+        key = (tuple(hand), tuple(tuk), go_boy, picks_left, tuple(types), view.token_supply > 0)
+        known = t.values.get(key)
+        if known is None:
+            if len(t.values) >= _VALUES_KEPT:
+                t.values.clear()
+            known = t.values[key] = self._pick_values_of(t, view, hand, tuk, go_boy, picks_left, types)
+        return list(known)
+
+    def _pick_values_of(self, t: "_SetsTable", view: PublicView, hand: list[int], tuk: list[int], go_boy: int,
+                        picks_left: int, types: list[int]) -> list[float]:
+        """:meth:`_pick_values` computed (not remembered) for the sets of ``t``."""
         have = (np.add(hand[:5], tuk) + self._unit[types])[:, None]  # (candidates, 1, 5)
         ok, cov = _fit(t, have, go_boy, picks_left)  # (candidates, sets)
         if view.token_supply > 0:  # as in _best_set: the bonus only for the sets that can be (or tie) the best

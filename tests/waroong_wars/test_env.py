@@ -299,6 +299,15 @@ def test_heuristic_pick_values_equal_their_reference_in_seeded_games(opts, monke
         got0 = fast(self, bare, menus, hand, tuk, go_boy, picks_left, types)
         want0 = self._pick_values_reference(bare, menus, list(hand), list(tuk), go_boy, picks_left, types)
         assert got0 == want0 and all(type(v) is float for v in got0), (menus, hand, types, got0, want0)
+        # the values are remembered per set table: a neighbour of a remembered position (another
+        # Go Boy!, fewer picks left, one more card, fewer candidates) is valued afresh, a repeat alike
+        for args in ((view, menus, hand, tuk, 1 - go_boy, picks_left, types),
+                     (view, menus, hand, tuk, go_boy, max(0, picks_left - 1), types),
+                     (view, menus, [h + (i == 2) for i, h in enumerate(hand)], tuk, go_boy, picks_left, types),
+                     (view, menus, hand, [k + (i == 0) for i, k in enumerate(tuk)], go_boy, picks_left, types),
+                     (view, menus, hand, tuk, go_boy, picks_left, types[1:]),
+                     (view, menus, hand, tuk, go_boy, picks_left, types)):
+            assert fast(self, *args) == self._pick_values_reference(*args[:2], list(args[2]), list(args[3]), *args[4:])
         calls["array"] += len(menus) >= 3 and len(types) > 1
         calls["bonus_differs"] += got0 != got  # the supplement branch really added something
         return got
