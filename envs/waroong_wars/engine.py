@@ -87,6 +87,10 @@ class WaroongEngine(TickEngine):
         self.ability_kind = {k.ability: k.index for k in self.cat.customers if k.ability != "tukang" and k.ability != "score"}
         self._powers = [c.power for c in self.cat.characters]
         self._scores_before: list[int] | None = None
+        # VP shaping's scores after a step, kept for the next step's "before" while the state is
+        # unchanged (the state_version it was left at; see step_validated)
+        self._scores_after: tuple[int, list[int]] | None = None
+        self._scores_carry: list[int] | None = None
         # Flat lookup tables for the per-step scoring and observation code (see rules/scoring.py).
         self.menu_vp = [m.dish.vp for m in self.cat.menus]
         self.menu_dish = [m.dish.index for m in self.cat.menus]
@@ -126,11 +130,17 @@ class WaroongEngine(TickEngine):
         self.obs_cache = None
 
     def step_validated(self, joint: dict[str, int]) -> StepResult:
+        after = self._scores_after
+        self._scores_carry = after[1] if after is not None and after[0] == self.state_version else None
+        self._scores_after = None
         self.state_version += 1
         self.obs_cache = None
         result = super().step_validated(joint)
         self.state_version += 1
         self.obs_cache = None
+        if self._scores_carry is not None:  # end_tick's scores: this state's, until it changes
+            self._scores_after = (self.state_version, self._scores_carry)
+        self._scores_carry = None
         return result
 
     # ------------------------------------------------------------------ legality
@@ -173,7 +183,9 @@ class WaroongEngine(TickEngine):
     # ------------------------------------------------------------------ stepping
     def begin_tick(self, joint: dict[str, int], result: StepResult) -> None:
         if self.vp_shaping:
-            self._scores_before = [scoring.score(self, s) for s in range(self.n)]
+            carry = self._scores_carry
+            self._scores_before = carry if carry is not None else [scoring.score(self, s) for s in range(self.n)]
+        self._scores_carry = None
 
     def apply(self, agent: str, action: int, result: StepResult) -> None:
         seat = self.seat_of[agent]
@@ -203,9 +215,11 @@ class WaroongEngine(TickEngine):
         if self.phase == "draft":
             shopping.after_picks(self, result)
         if self.vp_shaping and self._scores_before is not None:
+            after = [scoring.score(self, s) for s in range(self.n)]
             for s, a in enumerate(self.agents):
-                result.rewards[a] += self.vp_shaping * (scoring.score(self, s) - self._scores_before[s])
+                result.rewards[a] += self.vp_shaping * (after[s] - self._scores_before[s])
             self._scores_before = None
+            self._scores_carry = after
         if self.phase == "over":
             for a, r in zip(self.agents, scoring.rank_rewards(self)):
                 result.rewards[a] += r
@@ -241,7 +255,7 @@ class WaroongEngine(TickEngine):
         obj.config = dict(self.config)  # plain values (check_config)
         obj.rng = copy_rng(self.rng)
         obj._mask_cache = {}
-        obj._scores_before = None
+        obj._scores_before = obj._scores_after = obj._scores_carry = None
         for key in STATE_KEYS:
             setattr(obj, key, _plain(getattr(self, key)))
         obj.state_version = 0

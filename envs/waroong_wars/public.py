@@ -73,7 +73,7 @@ def build(eng: "WaroongEngine", seat: int) -> PublicView:
     drafting = eng.phase == "draft"
     visible = (not drafting) or eng.no_memory
     zeros = (0,) * eng.cat.n_types
-    return PublicView(
+    fields = dict(
         viewer=seat, n=n, phase=eng.phase, round=eng.round, round_limit=eng.round_limit,
         last_round=eng.last_round, menu_deck_left=len(eng.menu_deck), constraint=eng.constraint,
         pick_no=eng.pick_no, picked=tuple(eng.picked),
@@ -81,12 +81,12 @@ def build(eng: "WaroongEngine", seat: int) -> PublicView:
         hand_visible=visible, hand=tuple(eng.hands[seat]) if visible else zeros,
         customers=tuple(eng.customers[seat]), score=scoring.score(eng, seat),
         display=tuple(eng.display),
-        hand_sizes=tuple(sum(h) for h in eng.hands),
-        customer_counts=tuple(sum(c) for c in eng.customers),
+        hand_sizes=tuple(map(sum, eng.hands)),
+        customer_counts=tuple(map(sum, eng.customers)),
         go_boy=tuple(eng.go_boy), tokens=tuple(eng.tokens),
-        piles=tuple(tuple(p) for p in eng.piles),
+        piles=tuple(map(tuple, eng.piles)),
         characters=tuple(eng.characters),
-        public_scores=tuple(scoring.public_score(eng, s) for s in range(n)),
+        public_scores=tuple([scoring.public_score(eng, s) for s in range(n)]),
         first=eng.first, turn=eng.turn, turns_taken=eng.turns_taken,
         cooked_this_turn=tuple(eng.cooked_this_turn), cooked_supplements=tuple(eng.cooked_supplements),
         mbok_exchanges=tuple(eng.mbok_exchanges), thefts=tuple(map(tuple, eng.thefts)),
@@ -94,3 +94,8 @@ def build(eng: "WaroongEngine", seat: int) -> PublicView:
         token_supply=eng.token_supply, go_boy_supply=eng.go_boy_supply,
         customer_deck_size=len(eng.customer_deck), customer_discard=tuple(eng.customer_discard),
     )
+    # The frozen dataclass's own __init__ sets each field through object.__setattr__; its
+    # instance dict filled at once is the same object, built in a fraction of the time.
+    view = object.__new__(PublicView)
+    view.__dict__.update(fields)
+    return view

@@ -100,6 +100,33 @@ def test_vp_shaping_rewards_the_change_of_ones_own_score():
     assert res.rewards["player_1"] == 0.0
 
 
+def test_vp_shaping_of_each_step_is_the_score_change_read_around_it():
+    """The shaping reward of every step is ``vp_shaping`` x (score after - score before), the scores
+    read afresh around the step; the engine carries one step's closing scores to the next step
+    only while the state is unchanged: a state edit between steps (``invalidate_masks``) counts."""
+    from envs.waroong_wars.rules import scoring
+
+    env = waroong_wars_v1.parallel_env(players=3, vp_shaping=0.5)
+    obs, _ = env.reset(seed=4)
+    eng = env.unwrapped.engine
+    policy = waroong_wars_v1.HeuristicPolicy()
+    steps, edited = 0, 0
+    while env.agents:
+        if eng.phase == "cook" and steps % 3 == 0:  # a state edit between steps: one more token
+            eng.tokens[1] += 1
+            eng.invalidate_masks()
+            edited += 1
+        before = [scoring.score(eng, s) for s in range(3)]
+        joint = {a: policy.act(obs[a], a, env) for a in env.agents}
+        obs, rew, *_ = env.step(joint)
+        after = [scoring.score(eng, s) for s in range(3)]
+        rank = scoring.rank_rewards(eng) if eng.done else [0.0] * 3
+        for s, a in enumerate(eng.agents):
+            assert rew[a] == pytest.approx(0.5 * (after[s] - before[s]) + rank[s]), (steps, a)
+        steps += 1
+    assert steps > 30 and edited > 3
+
+
 @pytest.mark.parametrize("shaping", [0.0, 0.2])
 def test_episode_returns_are_the_ranking_plus_shaped_final_score(shaping):
     env = waroong_wars_v1.parallel_env(players=3, vp_shaping=shaping)
