@@ -309,6 +309,11 @@ class ActorPolicy(Policy):
         self.name = name
         self.rng = make_rng(seed)
 
+    @property
+    def forced_moves_free(self) -> bool:
+        """Deterministic: a single legal action is the masked arg-max, found without the network."""
+        return self.deterministic
+
     def reset(self, seed: int | None = None) -> None:
         if seed is not None:
             self.rng = make_rng(seed)
@@ -324,6 +329,8 @@ class ActorPolicy(Policy):
         from the masked distribution, with ``deterministic=False``)."""
         x = self.model_input(observation, agent)
         mask = self.encoder.mask_of(observation, where=self.name)
+        if self.deterministic and np.count_nonzero(mask) == 1:  # the arg-max of one legal action
+            return int(np.flatnonzero(mask)[0])
         return int(self.actor.act(x[None], mask[None], self.deterministic, self.rng)[0])
 
     def preferences(self, observation: dict, agent: str, env: Any = None) -> np.ndarray:

@@ -21,6 +21,11 @@ class Policy(ABC):
 
     name: str = "policy"
 
+    #: True when, for an agent with exactly one legal action, :meth:`act` returns it and changes
+    #: nothing (remembers nothing, draws no random number): a caller may then play the move
+    #: without building the observation or asking (the search player's rollouts do).
+    forced_moves_free: bool = False
+
     def reset(self, seed: int | None = None) -> None:
         """Called at the start of each episode."""
 

@@ -168,6 +168,11 @@ class Rollout:
         policy and every other seat plays ``others``."""
         if self.others is not None and agent != me:
             return self.others.act(engine, agent)
+        p = self.policies.get(agent)
+        if p is not None and p.forced_moves_free:  # one legal action: played without observing
+            mask = engine.action_mask(agent)
+            if np.count_nonzero(mask) == 1:
+                return int(np.flatnonzero(mask)[0])
         p, obs = self._seat(engine, agent)
         mask = obs["action_mask"]
         a = int(p.act(obs, agent, _Table(engine)))

@@ -50,7 +50,8 @@ class _SetsTable:
     (row ``bits - 1`` for ``bits`` = 1 .. 2^k - 1): ``req`` (S, 5), ``size`` (S,), ``vp`` (S,) float64
     with the pair bonus, ``sup_cap`` (S,) (2 x menus that could take a supplement), and ``bonus``, the
     supplement bonuses met so far by (set, supplements held), and ``values``, the draft values met so
-    far (:meth:`HeuristicPolicy._pick_values`: a search's simulations meet the same picks again)."""
+    far (:meth:`HeuristicPolicy._pick_values`, :meth:`HeuristicPolicy._best_set`: a search's simulations
+    meet the same positions again)."""
 
     __slots__ = ("menus", "icons_of", "req", "size", "vp", "sup_cap", "bonus", "values")
 
@@ -119,6 +120,12 @@ class HeuristicPolicy(Policy):
         self._memory: dict[str, tuple[Any, list[int]]] = {}
         self._tables: dict = {}
 
+    @property
+    def forced_moves_free(self) -> bool:
+        """Recalling from the world, it remembers nothing: a single legal action is just played.
+        (Recalling from memory, a forced draft pick is remembered.)"""
+        return self.recall == "world"
+
     def reset(self, seed: int | None = None) -> None:
         self._memory.clear()
 
@@ -168,6 +175,17 @@ class HeuristicPolicy(Policy):
         if len(menus) < _ARRAY_FROM:
             return self._best_set_reference(view, menus, hand, tuk, go_boy, picks_left)
         t = self._sets_table(view, menus)
+        key = ("best", tuple(hand), tuple(tuk), go_boy, picks_left, view.token_supply > 0)  # as _pick_values'
+        known = t.values.get(key)
+        if known is None:
+            if len(t.values) >= _VALUES_KEPT:
+                t.values.clear()
+            known = t.values[key] = self._best_set_of(t, view, hand, tuk, go_boy, picks_left)
+        return known[0], list(known[1])
+
+    def _best_set_of(self, t: "_SetsTable", view: PublicView, hand: list[int], tuk: list[int], go_boy: int,
+                     picks_left: int | None) -> tuple[float, list[int]]:
+        """:meth:`_best_set` computed (not remembered) for the sets of ``t``."""
         ok, cov = _fit(t, np.add(hand[:5], tuk), go_boy, picks_left)
         if not ok.any():
             return 0.0, []

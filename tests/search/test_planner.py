@@ -121,6 +121,47 @@ def test_rollouts_by_the_memory_checkpoint_see_no_hidden_information_and_play_le
     assert pol.planner.rollout.observe is not None and pol.planner.stats["simulations"] > 0
 
 
+def test_rollouts_play_a_forced_move_without_observing_only_for_policies_that_say_it_is_free():
+    """A rollout seat with one legal action: a policy whose ``forced_moves_free`` is true (a
+    deterministic checkpoint; the Waroong Wars heuristic recalling from the world) plays it without
+    its observation being built or its ``act`` called; every other policy (a sampling checkpoint,
+    whose draws the move would use; a heuristic that remembers its picks) is asked as before. The
+    moves are the policy's own either way."""
+    from envs.waroong_wars.heuristic import HeuristicPolicy
+    from training.checkpoints import read_metadata, trained_env_spec
+
+    ckpt = ROOT / "checkpoints" / "waroong_wars" / "memory"
+    spec = trained_env_spec(read_metadata(ckpt))
+    assert make_policy(f"checkpoint:{ckpt}", spec).forced_moves_free
+    assert not make_policy(f"checkpoint:{ckpt}?deterministic=false", spec).forced_moves_free
+    assert HeuristicPolicy(recall="world").forced_moves_free and not HeuristicPolicy().forced_moves_free
+    assert not RandomLegalPolicy().forced_moves_free
+    encoder = spec.make().unwrapped.encoder
+    _, states = positions("waroong_wars_v1", spec.make().unwrapped._init_kwargs, seed=9, count=8)
+    for text, free in ((f"checkpoint:{ckpt}", True), (f"checkpoint:{ckpt}?deterministic=false", False)):
+        observed = []
+
+        def observe(engine, agent):
+            observed.append(agent)
+            return encoder.observe(engine, agent)
+
+        roll = Rollout(lambda: make_policy(text, spec, seed=3), observe)
+        asking = make_policy(text, spec, seed=3)
+        forced = skipped = 0
+        for eng in states:
+            for agent in eng.agents:
+                roll.policies.setdefault(agent, make_policy(text, spec, seed=3))
+                n_before = len(observed)
+                a = roll.act(eng, agent)
+                obs = {"action_mask": eng.action_mask(agent), "observation": encoder.observe(eng, agent)}
+                if free:  # a deterministic policy: the same move when asked
+                    assert a == asking.act(obs, agent, _Table(eng))
+                forced += len(eng.legal_actions(agent)) == 1
+                skipped += len(observed) == n_before
+                assert (len(observed) == n_before) == (free and len(eng.legal_actions(agent)) == 1)
+        assert forced > 3 and skipped == (forced if free else 0)
+
+
 def test_a_single_legal_action_is_played_without_search():
     spec = EnvSpec.resolve("waroong_wars_v1")
     env = spec.make()

@@ -259,6 +259,13 @@ def test_heuristic_best_set_equals_its_reference_in_seeded_games(opts, monkeypat
         got = fast(self, view, menus, hand, tuk, go_boy, picks_left)
         want = self._best_set_reference(view, menus, list(hand), list(tuk), go_boy, picks_left)
         assert got == want and type(got[0]) is float, (menus, hand, tuk, go_boy, picks_left, got, want)
+        # remembered per set table: a neighbour of a remembered position is valued afresh, a repeat alike
+        for args in ((hand, tuk, 1 - go_boy, picks_left), (hand, tuk, go_boy, None if picks_left else 1),
+                     ([h + (i == 1) for i, h in enumerate(hand)], tuk, go_boy, picks_left),
+                     (hand, [k + (i == 4) for i, k in enumerate(tuk)], go_boy, picks_left),
+                     (hand, tuk, go_boy, picks_left)):
+            assert fast(self, view, menus, *args) == self._best_set_reference(view, menus, list(args[0]),
+                                                                              list(args[1]), *args[2:])
         calls["all"] += 1
         calls["array"] += len(menus) >= 3
         return got
