@@ -366,6 +366,9 @@ class Planner:
         act = partial(self.rollout.act, me=agent)  # with an ``others`` model, it plays ``agent`` only
         joint = {a: (action if a == agent else act(sim, a)) for a in sim.live_agents()}
         sim.step(joint)
+        # The rollout's own moves are legal by construction (Rollout.act: each seat's mask, else its
+        # default action), so the later steps skip the engine's check of them (as BatchedEnv does).
+        step = sim.step_validated
         horizon = self.budget.horizon
         stop = sim.tick + ROLLOUT_TICK_CAP
         if isinstance(horizon, int) and horizon:
@@ -375,7 +378,7 @@ class Planner:
         if horizon == "round":
             at = self.round_of(sample)
             while not sim.done and sim.tick < stop and self.round_of(sim) == at:
-                sim.step({a: act(sim, a) for a in sim.live_agents()})
+                step({a: act(sim, a) for a in sim.live_agents()})
             return self._worth(sim, sim.outcome(), agent)
         if horizon == "score":
             before = sample.outcome()["scores"]
@@ -383,9 +386,9 @@ class Planner:
                 out = sim.outcome()
                 if out["scores"] != before:
                     return self._worth(sim, out, agent)
-                sim.step({a: act(sim, a) for a in sim.live_agents()})
+                step({a: act(sim, a) for a in sim.live_agents()})
         while not sim.done and sim.tick < stop:
-            sim.step({a: act(sim, a) for a in sim.live_agents()})
+            step({a: act(sim, a) for a in sim.live_agents()})
         return self._worth(sim, sim.outcome(), agent)
 
     def _worth(self, sim: GameEngine, outcome: Mapping[str, Any], agent: str) -> float:
