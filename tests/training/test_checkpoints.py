@@ -163,6 +163,41 @@ def test_numpy_actor_matches_sb3_logits_and_masked_choice(activation):
     assert all(masks[i, a] for i, a in enumerate(s1))
 
 
+def test_a_deterministic_actor_policy_acts_as_the_batch_actor_does_one_legal_action_included():
+    """``ActorPolicy.act`` (deterministic) reads one row itself: with one legal action it plays it
+    without the network, else the masked arg-max of that row's logits. Both equal the batch path
+    (``NumpyActor.act``) row by row, ties and a NaN logit included; sampling goes through the batch
+    path as before (the same draws from the same seed)."""
+    from training.obs import SeatEncoder
+    from training.policies import ActorPolicy
+
+    torch.manual_seed(0)
+    pol = MaskableActorCriticPolicy(spaces.Box(0, 1, (9,), np.float32), spaces.Discrete(6), lambda _: 1e-3,
+                                    net_arch=[16, 12])
+    actor = NumpyActor.from_sb3_policy(pol)
+    encoder = SeatEncoder(spaces.Dict({"observation": spaces.Box(0, 1, (7,), np.float32),
+                                       "action_mask": spaces.Box(0, 1, (6,), np.int8)}), ["a", "b"], normalize=False)
+    rng = np.random.default_rng(5)
+    x = rng.random((200, 7)).astype(np.float32)
+    masks = rng.random((200, 6)) < 0.4
+    masks[np.arange(0, 200, 3)] = np.eye(6, dtype=bool)[rng.integers(0, 6, 67)]  # one legal action
+    masks[~masks.any(axis=1), 2] = True
+    layers = [(w.T, b) for w, b in actor.layers]  # back to torch's (out, in)
+    tied = NumpyActor([(w * 0, b * 0) for w, b in layers], actor.activation, (actor.head[0].T * 0, actor.head[1] * 0))
+    nan = NumpyActor(layers, actor.activation, (actor.head[0].T, actor.head[1] + np.array([0, np.nan, 0, 0, 0, 0],
+                                                                                        np.float32)))
+    for net in (actor, tied, nan):
+        det = ActorPolicy(net, encoder)
+        inputs = np.stack([encoder.encode(x[i], 0) for i in range(200)])
+        want = net.act(inputs, masks)
+        got = [det.act({"observation": x[i], "action_mask": masks[i].astype(np.int8)}, "a") for i in range(200)]
+        assert got == want.tolist()
+    sampled = ActorPolicy(actor, encoder, deterministic=False, seed=9)
+    one = [sampled.act({"observation": x[i], "action_mask": masks[i]}, "a") for i in range(200)]
+    r = np.random.default_rng(9)
+    assert one == [int(actor.act(encoder.encode(x[i], 0)[None], masks[i][None], False, r)[0]) for i in range(200)]
+
+
 # ---------------------------------------------------------------------- a checkpoint in one's own loop
 ROOT = Path(__file__).resolve().parents[2]
 
