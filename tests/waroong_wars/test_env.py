@@ -245,6 +245,14 @@ def test_render_tells_what_happened_in_the_last_step_without_hidden_cards():
             "to player_1") in env.render()
 
 
+def _heuristic_games(opts: dict, seeds: int) -> None:
+    """``seeds`` seeded games of one heuristic playing every seat (the checks are monkeypatched in)."""
+    env = waroong_wars_v1.parallel_env(**opts)
+    for seed in range(seeds):
+        pol = waroong_wars_v1.HeuristicPolicy()
+        play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
+
+
 @pytest.mark.parametrize("opts", [dict(players=3), dict(players=4, character_mode=True),
                                   dict(players=5, plain_mode=True, constraint_mode=True),
                                   dict(players=3, character_mode=True, constraint_mode=True)],
@@ -275,10 +283,7 @@ def test_heuristic_best_set_equals_its_reference_in_seeded_games(opts, monkeypat
     # draft positions check _best_set too
     monkeypatch.setattr(waroong_wars_v1.HeuristicPolicy, "_pick_values",
                         waroong_wars_v1.HeuristicPolicy._pick_values_reference)
-    env = waroong_wars_v1.parallel_env(**opts)
-    for seed in range(2):
-        pol = waroong_wars_v1.HeuristicPolicy()
-        play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
+    _heuristic_games(opts, 2)
     assert calls["array"] > 200
 
 
@@ -320,10 +325,7 @@ def test_heuristic_pick_values_equal_their_reference_in_seeded_games(opts, monke
         return got
 
     monkeypatch.setattr(waroong_wars_v1.HeuristicPolicy, "_pick_values", checked)
-    env = waroong_wars_v1.parallel_env(**opts)
-    for seed in range(3):
-        pol = waroong_wars_v1.HeuristicPolicy()
-        play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
+    _heuristic_games(opts, 3)
     assert calls["array"] > 100 and calls["bonus_differs"] > 10
 
 
@@ -353,10 +355,7 @@ def test_heuristic_one_card_gains_equal_their_reference_in_seeded_games(opts, mo
         return got
 
     monkeypatch.setattr(waroong_wars_v1.HeuristicPolicy, "_one_card_gains", checked)
-    env = waroong_wars_v1.parallel_env(**opts)
-    for seed in range(6):
-        pol = waroong_wars_v1.HeuristicPolicy()
-        play_episode(env, {a: pol for a in env.possible_agents}, seed=seed)
+    _heuristic_games(opts, 6)
     assert seen["calls"] > 30 and seen["some"] > 3 and seen["none"] > 3, seen
 
 
