@@ -183,14 +183,14 @@ class NumpyActor:
         Deterministic: the most likely legal action. Otherwise a sample from
         the masked softmax, drawn with ``rng`` (Gumbel-max), so results are
         reproducible from the caller's seed."""
-        logits = self.logits(np.atleast_2d(x)).astype(np.float64)
+        logits = self.logits(np.atleast_2d(x))
         legal = np.atleast_2d(masks).astype(bool)
         if not legal.any(axis=1).all():
             raise ValueError("an observation has no legal action in its mask")
-        logits = np.where(legal, logits, -np.inf)
-        if not deterministic:
-            if rng is None:
-                raise ValueError("sampling needs an rng")
-            u = rng.random(logits.shape)
-            logits = logits - np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16)))
-        return np.argmax(logits, axis=1)
+        if deterministic:  # float32's arg-max: the float64 one's (the conversion is exact and monotone)
+            return np.argmax(np.where(legal, logits, -np.inf), axis=1)
+        if rng is None:
+            raise ValueError("sampling needs an rng")
+        logits = np.where(legal, logits.astype(np.float64), -np.inf)
+        u = rng.random(logits.shape)
+        return np.argmax(logits - np.log(-np.log(np.clip(u, 1e-300, 1.0 - 1e-16))), axis=1)

@@ -329,12 +329,8 @@ class ActorPolicy(Policy):
         from the masked distribution, with ``deterministic=False``)."""
         x = self.model_input(observation, agent)
         mask = self.encoder.mask_of(observation, where=self.name)
-        if self.deterministic:
-            n_legal = np.count_nonzero(mask)
-            if n_legal == 1:  # the arg-max of one legal action
-                return int(np.flatnonzero(mask)[0])
-            if n_legal:  # NumpyActor.act's arg-max for one row: float32 to float64 is exact and monotone
-                return int(np.argmax(np.where(mask, self.actor.logits(x[None])[0], -np.inf)))
+        if self.deterministic and np.count_nonzero(mask) == 1:  # the arg-max of one legal action
+            return int(np.flatnonzero(mask)[0])
         return int(self.actor.act(x[None], mask[None], self.deterministic, self.rng)[0])
 
     def preferences(self, observation: dict, agent: str, env: Any = None) -> np.ndarray:

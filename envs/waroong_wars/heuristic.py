@@ -72,6 +72,15 @@ class _SetsTable:
         self.bonus: dict = {}
         self.values: dict = {}
 
+    def remember(self, key: tuple, compute):
+        """``values[key]``, computed by ``compute()`` the first time (at most ``_VALUES_KEPT`` kept)."""
+        known = self.values.get(key)
+        if known is None:
+            if len(self.values) >= _VALUES_KEPT:
+                self.values.clear()
+            known = self.values[key] = compute()
+        return known
+
     def members(self, j: int) -> list[int]:
         """The menus' positions in set row ``j``."""
         bits = j + 1
@@ -176,12 +185,8 @@ class HeuristicPolicy(Policy):
             return self._best_set_reference(view, menus, hand, tuk, go_boy, picks_left)
         t = self._sets_table(view, menus)
         key = ("best", tuple(hand), tuple(tuk), go_boy, picks_left, view.token_supply > 0)  # as _pick_values'
-        known = t.values.get(key)
-        if known is None:
-            if len(t.values) >= _VALUES_KEPT:
-                t.values.clear()
-            known = t.values[key] = self._best_set_of(t, view, hand, tuk, go_boy, picks_left)
-        return known[0], list(known[1])
+        value, chosen = t.remember(key, lambda: self._best_set_of(t, view, hand, tuk, go_boy, picks_left))
+        return value, list(chosen)
 
     def _best_set_of(self, t: "_SetsTable", view: PublicView, hand: list[int], tuk: list[int], go_boy: int,
                      picks_left: int | None) -> tuple[float, list[int]]:
@@ -357,12 +362,7 @@ class HeuristicPolicy(Policy):
         t = self._sets_table(view, menus)
         # Everything else the values depend on (the table holds the menus, the viewer's pile and powers).
         key = (tuple(hand), tuple(tuk), go_boy, picks_left, tuple(types), view.token_supply > 0)
-        known = t.values.get(key)
-        if known is None:
-            if len(t.values) >= _VALUES_KEPT:
-                t.values.clear()
-            known = t.values[key] = self._pick_values_of(t, view, hand, tuk, go_boy, picks_left, types)
-        return list(known)
+        return list(t.remember(key, lambda: self._pick_values_of(t, view, hand, tuk, go_boy, picks_left, types)))
 
     def _pick_values_of(self, t: "_SetsTable", view: PublicView, hand: list[int], tuk: list[int], go_boy: int,
                         picks_left: int, types: list[int]) -> list[float]:
@@ -451,28 +451,19 @@ class HeuristicPolicy(Policy):
     def _one_card_gains(self, view: PublicView, menus: list[int], hand: list[int], tuk: list[int],
                         go_boy: int) -> list[int]:
         """For each main-ingredient type: the best VP among ``menus`` that one more card of it would
-        let be cooked alone, as :meth:`_one_card_gains_reference` finds it. A dish worth VP is
-        worth more than 0 as a set of one exactly when it can be completed (bonuses only add), so
-        the completion test alone decides; a dish worth 0 VP or less (none in the catalogue) goes
-        through the reference's :meth:`_set_value`."""
+        let be cooked alone, as :meth:`_one_card_gains_reference` finds it. Every dish is worth at
+        least 1 VP (the catalogue's loader refuses less) and bonuses only add, so a set of one is
+        worth more than 0 exactly when the menu can be completed: the completion test decides."""
         have = [hand[c] + tuk[c] for c in range(5)]
-        dishes = [(self.cat.menus[m].dish, m) for m in menus]
+        dishes = [self.cat.menus[m].dish for m in menus]
         gains = []
         for c in range(5):
             have[c] += 1
-            best = None
-            for d, m in dishes:
-                if best is not None and d.vp <= best:
-                    continue  # cannot raise the maximum
-                if d.vp > 0:
-                    ok = sum(r - h for r, h in zip(d.requires[:5], have) if r > h) <= go_boy
-                else:
-                    hand[c] += 1
-                    ok = self._set_value(view, [m], hand, tuk, go_boy, None) > 0
-                    hand[c] -= 1
-                if ok:
+            best = 0
+            for d in dishes:
+                if d.vp > best and sum(r - h for r, h in zip(d.requires[:5], have) if r > h) <= go_boy:
                     best = d.vp
-            gains.append(0 if best is None else best)
+            gains.append(best)
             have[c] -= 1
         return gains
 

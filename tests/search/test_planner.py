@@ -253,16 +253,25 @@ def test_the_docs_short_evaluate_runs_as_written_with_a_planner_seat(capsys):
     assert spec.startswith("planner?") and f"| {spec} | vs heuristic | 2 |" in capsys.readouterr().out
 
 
-def test_the_speed_table_of_performance_md_is_what_the_command_prints(capsys):
+def test_the_speed_table_of_performance_md_is_what_the_command_prints(capsys, monkeypatch):
     from tests.search import speed
 
     text = (ROOT / "docs" / "performance.md").read_text(encoding="utf-8")
     section = text[text.index("\n## Search"):]
     header = next(line for line in section.splitlines() if line.startswith("| env |"))
     assert "python -m tests.search.speed" in section
+    ran = []
+    simulate = Planner._simulate
+    monkeypatch.setattr(Planner, "_simulate", lambda self, *a: ran.append(1) or simulate(self, *a))
     assert speed.main(["--seconds", "0.01", "--sims", "2", "--env", "frying_master_v1"]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out[0] == header and out[2].startswith("| frying_master_v1 | 3 |")
+    # the timed decisions really simulate (three rollouts, 2 simulations per decision, several deciding
+    # seats), and every rate is measured
+    assert len(ran) >= 3 * 2 * 2
+    cells = [c.strip() for c in out[2].strip("|").split("|")]
+    assert len(cells) == len(header.strip("|").split("|")) and "nan" not in cells
+    assert all(float(c.replace(",", "")) > 0 for c in cells[3:])
 
 
 # ---------------------------------------------------------------- which decisions are searched

@@ -164,10 +164,10 @@ def test_numpy_actor_matches_sb3_logits_and_masked_choice(activation):
 
 
 def test_a_deterministic_actor_policy_acts_as_the_batch_actor_does_one_legal_action_included():
-    """``ActorPolicy.act`` (deterministic) reads one row itself: with one legal action it plays it
-    without the network, else the masked arg-max of that row's logits. Both equal the batch path
-    (``NumpyActor.act``) row by row, ties and a NaN logit included; sampling goes through the batch
-    path as before (the same draws from the same seed)."""
+    """A deterministic ``ActorPolicy.act`` plays a single legal action without the network, and
+    ``NumpyActor.act`` takes the arg-max of the masked float32 logits. Both equal the masked arg-max
+    of the logits in float64, row by row, ties and a NaN logit included; sampling is unchanged (the
+    same draws from the same seed)."""
     from training.obs import SeatEncoder
     from training.policies import ActorPolicy
 
@@ -189,13 +189,16 @@ def test_a_deterministic_actor_policy_acts_as_the_batch_actor_does_one_legal_act
     for net in (actor, tied, nan):
         det = ActorPolicy(net, encoder)
         inputs = np.stack([encoder.encode(x[i], 0) for i in range(200)])
-        want = net.act(inputs, masks)
+        want = np.argmax(np.where(masks, net.logits(inputs).astype(np.float64), -np.inf), axis=1)
+        np.testing.assert_array_equal(net.act(inputs, masks), want)
         got = [det.act({"observation": x[i], "action_mask": masks[i].astype(np.int8)}, "a") for i in range(200)]
         assert got == want.tolist()
     sampled = ActorPolicy(actor, encoder, deterministic=False, seed=9)
     one = [sampled.act({"observation": x[i], "action_mask": masks[i]}, "a") for i in range(200)]
-    r = np.random.default_rng(9)
-    assert one == [int(actor.act(encoder.encode(x[i], 0)[None], masks[i][None], False, r)[0]) for i in range(200)]
+    r = np.random.default_rng(9)  # Gumbel-max over the float64 masked logits, one uniform per action
+    gumbel = [np.where(masks[i], actor.logits(encoder.encode(x[i], 0)[None])[0].astype(np.float64), -np.inf)
+              - np.log(-np.log(np.clip(r.random(6), 1e-300, 1.0 - 1e-16))) for i in range(200)]
+    assert one == [int(np.argmax(g)) for g in gumbel]
 
 
 # ---------------------------------------------------------------------- a checkpoint in one's own loop

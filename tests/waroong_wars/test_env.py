@@ -245,6 +245,34 @@ def test_render_tells_what_happened_in_the_last_step_without_hidden_cards():
             "to player_1") in env.render()
 
 
+@pytest.mark.parametrize("opts", [dict(players=3), dict(players=5, character_mode=True, no_memory_chef=True)],
+                         ids=["3p", "5p-characters-no-memory"])
+def test_public_views_are_the_frozen_dataclass_its_constructor_builds(opts):
+    """``public.build`` fills the view's instance dict at once instead of calling the frozen
+    dataclass's ``__init__``: at every step of a seeded game, for every seat, the view equals the one
+    the constructor builds from the same fields (same fields in the same order, same repr), and it
+    stays frozen."""
+    import dataclasses
+
+    from envs.waroong_wars.public import PublicView, build
+
+    env = waroong_wars_v1.parallel_env(**opts)
+    env.reset(seed=2)
+    eng = env.unwrapped.engine
+    rng = make_rng(2)
+    views = 0
+    while env.agents:
+        for seat in range(eng.n):
+            view = build(eng, seat)
+            made = PublicView(**{f.name: getattr(view, f.name) for f in dataclasses.fields(PublicView)})
+            assert view == made and repr(view) == repr(made) and list(vars(view)) == list(vars(made))
+            views += 1
+        env.step({a: int(rng.choice(np.flatnonzero(eng.action_mask(a)))) for a in env.agents})
+    with pytest.raises(dataclasses.FrozenInstanceError):
+        view.round = 0
+    assert views > 100
+
+
 def _heuristic_games(opts: dict, seeds: int) -> None:
     """``seeds`` seeded games of one heuristic playing every seat (the checks are monkeypatched in)."""
     env = waroong_wars_v1.parallel_env(**opts)
