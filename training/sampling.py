@@ -57,6 +57,14 @@ SAMPLERS = ("exact", "cdf")
 #: sb3-contrib's logit for a masked action (``MaskableCategorical.apply_masking``).
 _HUGE_NEG = -1e8
 
+#: masked entries from which the masked normalisation uses :func:`logsumexp`: below, torch's
+#: own is the cheaper (this one's fixed cost is about a dozen tensor operations; measured in
+#: the rollout's forward pass of 16 rows, it gains 60 us a call at Wok Star's 991 actions,
+#: about 15,500 masked, and loses 25 us at 300 actions, about 4,600 masked: a rollout step of
+#: Frying Master or Waroong Wars stays with torch's, every update's batch on the CPU takes
+#: this one; on other devices torch's is used)
+FAST_LOGSUMEXP_FROM = 8192
+
 
 class MaskablePolicy(MaskableActorCriticPolicy):
     """``MaskableActorCriticPolicy`` whose rollout ``forward`` builds no distribution objects."""
@@ -87,7 +95,6 @@ class MaskablePolicy(MaskableActorCriticPolicy):
             actions = _cdf_draw(probs)
         log_prob = logits.gather(-1, actions.long().unsqueeze(-1)).squeeze(-1)  # Categorical.log_prob
         return actions.reshape((-1, *self.action_space.shape)), values, log_prob
-
 
     def evaluate_actions(self, obs: th.Tensor, actions: th.Tensor,
                          action_masks: th.Tensor | np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
@@ -122,11 +129,12 @@ class MaskablePolicy(MaskableActorCriticPolicy):
 def _apply_masking(logits: th.Tensor, action_masks: th.Tensor | np.ndarray) -> tuple[th.Tensor, th.Tensor]:
     """``MaskableCategorical.apply_masking`` of normalised ``logits``: the masked logits
     (-1e8 where masked) normalised again, and the boolean masks. From
-    :data:`FAST_LOGSUMEXP_FROM` masked entries with :func:`logsumexp`, below with torch's
-    own (the same bits either way)."""
+    :data:`FAST_LOGSUMEXP_FROM` masked entries on the CPU with :func:`logsumexp`, else with
+    torch's own (the same bits either way)."""
     masks = th.as_tensor(action_masks, dtype=th.bool, device=logits.device).reshape(logits.shape)
     masked = th.where(masks, logits, th.tensor(_HUGE_NEG, dtype=logits.dtype, device=logits.device))
-    if masks.numel() >= FAST_LOGSUMEXP_FROM and masks.numel() - int(masks.count_nonzero()) >= FAST_LOGSUMEXP_FROM:
+    if (masked.device.type == "cpu" and masks.numel() >= FAST_LOGSUMEXP_FROM
+            and masks.numel() - int(masks.count_nonzero()) >= FAST_LOGSUMEXP_FROM):
         return masked - logsumexp(masked), masks
     return masked - masked.logsumexp(dim=-1, keepdim=True), masks
 
@@ -168,14 +176,6 @@ class _LogSumExp(th.autograd.Function):
     def backward(ctx, grad: th.Tensor) -> th.Tensor:
         x, out = ctx.saved_tensors
         return grad * _exp_shifted(x - out)
-
-
-#: masked entries from which the masked normalisation uses :func:`logsumexp`: below, torch's
-#: own is the cheaper (this one's fixed cost is about a dozen tensor operations; measured in
-#: the rollout's forward pass of 16 rows, it gains 60 us a call at Wok Star's 991 actions,
-#: about 15,500 masked, and loses 25 us at 300 actions, about 4,600 masked: a rollout step of
-#: Frying Master or Waroong Wars stays with torch's, every update's batch takes this one)
-FAST_LOGSUMEXP_FROM = 8192
 
 
 def logsumexp(x: th.Tensor) -> th.Tensor:
