@@ -32,10 +32,10 @@ reason: the masked normalisation. sb3-contrib sets a masked logit to -1e8 and
 normalises with ``logsumexp``, whose ``exp`` on this CPU build takes a slow path
 for every result that underflows (about 35 ns an entry against 0.4 ns; at
 Wok Star's 991 actions with about 2% legal, 185 us for a rollout step's 16 rows
-and 64 ms for a 2,048-row update's pass and backward pass). :func:`logsumexp`
-computes ``torch.logsumexp``'s value and gradient bit for bit but takes
-``exp`` only where the result is a normal float, setting the others to the 0
-that they underflow to (``docs/performance.md``, "Sixth increment").
+and 64 ms for a 2,048-row update's pass and backward pass).
+:func:`envs.integrations.torch_ops.logsumexp` computes ``torch.logsumexp``'s
+value and gradient bit for bit without that path (``docs/performance.md``,
+"Sixth increment").
 
 Everything else (``predict``, ``get_distribution``, saving) is sb3-contrib's.
 The class holds no extra weights: a checkpoint's tensors load into it or into
@@ -44,26 +44,18 @@ The class holds no extra weights: a checkpoint's tensors load into it or into
 
 from __future__ import annotations
 
-import math
-
 import numpy as np
 import torch as th
 import torch.nn.functional as F
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+from envs.integrations.torch_ops import FAST_LOGSUMEXP_FROM, logsumexp
 
 #: The rollout draws :class:`MaskablePolicy` offers (``training.action_sampler``).
 SAMPLERS = ("exact", "cdf")
 
 #: sb3-contrib's logit for a masked action (``MaskableCategorical.apply_masking``).
 _HUGE_NEG = -1e8
-
-#: masked entries from which the masked normalisation uses :func:`logsumexp`: below, torch's
-#: own is the cheaper (this one's fixed cost is about a dozen tensor operations; measured in
-#: the rollout's forward pass of 16 rows, it gains 60 us a call at Wok Star's 991 actions,
-#: about 15,500 masked, and loses 25 us at 300 actions, about 4,600 masked: a rollout step of
-#: Frying Master or Waroong Wars stays with torch's, every update's batch on the CPU takes
-#: this one; on other devices torch's is used)
-FAST_LOGSUMEXP_FROM = 8192
 
 
 class MaskablePolicy(MaskableActorCriticPolicy):
@@ -137,52 +129,6 @@ def _apply_masking(logits: th.Tensor, action_masks: th.Tensor | np.ndarray) -> t
             and masks.numel() - int(masks.count_nonzero()) >= FAST_LOGSUMEXP_FROM):
         return masked - logsumexp(masked), masks
     return masked - masked.logsumexp(dim=-1, keepdim=True), masks
-
-
-def _exp_bounds(dtype: th.dtype) -> tuple[float, float]:
-    """(``normal``, ``zero``) for ``dtype``: ``exp(x)`` is a normal float for ``x >= normal``
-    and exactly 0 for ``x < zero`` (below the log of the smallest subnormal, with a margin)."""
-    info = th.finfo(dtype)
-    return math.ceil(math.log(info.smallest_normal)) + 1.0, math.floor(math.log(info.smallest_normal * info.eps)) - 6.0
-
-
-def _exp_shifted(z: th.Tensor) -> th.Tensor:
-    """``z.exp()`` bit for bit, for ``z`` of a logsumexp (at most about 0): ``exp`` is taken on
-    the entries whose result is a normal float (and on the rare subnormal ones), the entries
-    that underflow are set to the 0 that ``exp`` gives them, without its slow path."""
-    normal, zero = _exp_bounds(z.dtype)
-    out = z.clamp(min=normal).exp_()  # exact where z >= normal; NaN stays NaN
-    low = z < normal
-    out.masked_fill_(low, 0.0)
-    sub = low.logical_and_(z >= zero)  # subnormal results: exp itself, on those entries only
-    if sub.any():
-        out[sub] = z[sub].exp()
-    return out
-
-
-class _LogSumExp(th.autograd.Function):
-    """``torch.logsumexp(x, dim=-1, keepdim=True)``: the same value and the same gradient
-    (``grad * exp(x - result)``), bit for bit, with :func:`_exp_shifted` for the ``exp``."""
-
-    @staticmethod
-    def forward(ctx, x: th.Tensor) -> th.Tensor:
-        maxes = x.amax(dim=-1, keepdim=True)
-        maxes = maxes.masked_fill(maxes.abs() == math.inf, 0)
-        out = _exp_shifted(x - maxes).sum(dim=-1, keepdim=True).log_().add_(maxes)
-        ctx.save_for_backward(x, out)
-        return out
-
-    @staticmethod
-    def backward(ctx, grad: th.Tensor) -> th.Tensor:
-        x, out = ctx.saved_tensors
-        return grad * _exp_shifted(x - out)
-
-
-def logsumexp(x: th.Tensor) -> th.Tensor:
-    """``x.logsumexp(dim=-1, keepdim=True)`` for a floating tensor with a last dimension,
-    value and gradient bit for bit, without ``exp``'s slow path on entries that underflow
-    (a masked logit of -1e8): see the module doc."""
-    return _LogSumExp.apply(x)
 
 
 def _cdf_draw(probs: th.Tensor) -> th.Tensor:

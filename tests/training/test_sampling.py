@@ -3,13 +3,11 @@
 ``exact`` must give sb3-contrib's own masked policy's actions, values and
 log-probabilities bit for bit (every shipped run's reproduction rests on it);
 ``cdf`` must draw only legal actions, with the policy's probabilities. The
-update's ``evaluate_actions`` and its ``logsumexp`` must give sb3-contrib's and
-torch's values and gradients bit for bit.
+update's ``evaluate_actions`` must give sb3-contrib's values and gradients bit
+for bit (its ``logsumexp``: tests/integrations/test_torch_ops.py).
 """
 
 from __future__ import annotations
-
-import math
 
 import numpy as np
 import pytest
@@ -20,8 +18,8 @@ pytest.importorskip("sb3_contrib")
 from gymnasium import spaces  # noqa: E402
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy  # noqa: E402
 
-from training.sampling import (FAST_LOGSUMEXP_FROM, SAMPLERS, MaskablePolicy, _cdf_draw, _exp_bounds,  # noqa: E402
-                               logsumexp, use_sampler)
+from envs.integrations.torch_ops import FAST_LOGSUMEXP_FROM  # noqa: E402
+from training.sampling import SAMPLERS, MaskablePolicy, _cdf_draw, use_sampler  # noqa: E402
 
 N_ACTIONS = 991  # Wok Star's action space: the case the lean draw exists for
 
@@ -70,49 +68,6 @@ def test_exact_draw_without_masks_is_sb3_contribs():
     torch.manual_seed(0)
     got = ours(obs)
     assert all(torch.equal(x, y) for x, y in zip(got, expected))
-
-
-def _hard_logits(dtype: torch.dtype, seed: int) -> torch.Tensor:
-    """Rows a masked normalisation meets, and the edge cases of ``exp``: -1e8 for masked entries
-    (most of a row), a row with one entry left, entries whose shifted ``exp`` is subnormal or
-    just normal, a row of -inf, a row with +inf, a row with NaN."""
-    g = torch.Generator().manual_seed(seed)
-    x = torch.randn(16, 300, generator=g, dtype=dtype) * 4
-    keep = torch.rand(16, 300, generator=g) < 0.05
-    keep[:, 0] = True
-    x = torch.where(keep, x, torch.tensor(-1e8, dtype=dtype))
-    normal, zero = _exp_bounds(dtype)
-    x[1, :] = -1e8
-    x[1, 5] = 0.3  # one entry left
-    x[2, 1:40] = x[2, 0] + torch.linspace(zero - 3.0, normal + 3.0, 39, dtype=dtype)  # across the subnormal zone
-    x[3, :] = -math.inf
-    x[4, 3] = math.inf
-    x[5, 9] = math.nan
-    return x
-
-
-@pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
-def test_logsumexp_is_torchs_value_and_gradient_bit_for_bit(dtype):
-    for seed in range(4):
-        x = _hard_logits(dtype, seed)
-        grad_out = torch.randn(16, 300, generator=torch.Generator().manual_seed(100 + seed), dtype=dtype)
-        grad_lse = grad_out[:, :1]
-        results = []
-        for lse in (lambda t: t.logsumexp(dim=-1, keepdim=True), logsumexp):
-            leaf = x.clone().requires_grad_(True)
-            out = leaf - lse(leaf)  # the normalisation the policy does
-            out.backward(grad_out)
-            alone = x.clone().requires_grad_(True)  # its own gradient: the subnormal entries show here
-            lse(alone).backward(grad_lse)
-            results.append((lse(x), out.detach(), leaf.grad, alone.grad))
-        for ref, got in zip(*results):
-            assert torch.equal(torch.nan_to_num(ref, nan=7.0), torch.nan_to_num(got, nan=7.0))
-            assert torch.equal(ref.isnan(), got.isnan())
-    # the subnormal zone really is one: exp there is neither 0 nor a normal float
-    normal, zero = _exp_bounds(dtype)
-    tiny = torch.finfo(dtype).smallest_normal
-    assert torch.tensor(zero, dtype=dtype).exp() == 0 and torch.tensor(normal, dtype=dtype).exp() >= tiny
-    assert 0 < torch.tensor(normal - 2.0, dtype=dtype).exp() < tiny
 
 
 @pytest.mark.parametrize("n_actions, masked", [(N_ACTIONS, True), (55, True), (30, False)])
