@@ -49,7 +49,7 @@ import torch as th
 import torch.nn.functional as F
 from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
-from envs.integrations.torch_ops import FAST_LOGSUMEXP_FROM, logsumexp
+from envs.integrations.torch_ops import FAST_LOGSUMEXP_FROM, normalized_logits
 
 #: The rollout draws :class:`MaskablePolicy` offers (``training.action_sampler``).
 SAMPLERS = ("exact", "cdf")
@@ -92,7 +92,7 @@ class MaskablePolicy(MaskableActorCriticPolicy):
                          action_masks: th.Tensor | np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
         """sb3-contrib's ``evaluate_actions`` (values, log-probabilities of ``actions``,
         entropies), its distribution objects written out as the tensor operations they
-        perform, in their order, with :func:`logsumexp` for the masked normalisation."""
+        perform, in their order, the masked normalisation without ``exp``'s slow path (module doc)."""
         features = self.extract_features(obs)
         if self.share_features_extractor:
             latent_pi, latent_vf = self.mlp_extractor(features)
@@ -120,15 +120,12 @@ class MaskablePolicy(MaskableActorCriticPolicy):
 
 def _apply_masking(logits: th.Tensor, action_masks: th.Tensor | np.ndarray) -> tuple[th.Tensor, th.Tensor]:
     """``MaskableCategorical.apply_masking`` of normalised ``logits``: the masked logits
-    (-1e8 where masked) normalised again, and the boolean masks. From
-    :data:`FAST_LOGSUMEXP_FROM` masked entries on the CPU with :func:`logsumexp`, else with
-    torch's own (the same bits either way)."""
+    (-1e8 where masked) normalised again (:func:`~envs.integrations.torch_ops.normalized_logits`,
+    told the count of masked entries), and the boolean masks."""
     masks = th.as_tensor(action_masks, dtype=th.bool, device=logits.device).reshape(logits.shape)
     masked = th.where(masks, logits, th.tensor(_HUGE_NEG, dtype=logits.dtype, device=logits.device))
-    if (masked.device.type == "cpu" and masks.numel() >= FAST_LOGSUMEXP_FROM
-            and masks.numel() - int(masks.count_nonzero()) >= FAST_LOGSUMEXP_FROM):
-        return masked - logsumexp(masked), masks
-    return masked - masked.logsumexp(dim=-1, keepdim=True), masks
+    n = masks.numel()
+    return normalized_logits(masked, n - int(masks.count_nonzero()) if n >= FAST_LOGSUMEXP_FROM else 0), masks
 
 
 def _cdf_draw(probs: th.Tensor) -> th.Tensor:

@@ -71,15 +71,16 @@ class _LogSumExp(th.autograd.Function):
 def logsumexp(x: th.Tensor) -> th.Tensor:
     """``x.logsumexp(dim=-1, keepdim=True)`` for a floating tensor with a last dimension,
     value and gradient bit for bit, without ``exp``'s slow path on entries that underflow
-    (a masked logit of -1e8): see the module doc."""
+    (masked logits): see the module doc."""
     return _LogSumExp.apply(x)
 
 
-def normalized_logits(logits: th.Tensor) -> th.Tensor:
+def normalized_logits(logits: th.Tensor, underflowing: int | None = None) -> th.Tensor:
     """``logits - logits.logsumexp(dim=-1, keepdim=True)`` (what ``torch.distributions.Categorical``
     stores as its ``logits``), bit for bit: by :func:`logsumexp` on the CPU from
-    :data:`FAST_LOGSUMEXP_FROM` entries (the count of all entries standing in for the masked
-    ones), else by torch's."""
-    if logits.device.type == "cpu" and logits.numel() >= FAST_LOGSUMEXP_FROM:
+    :data:`FAST_LOGSUMEXP_FROM` ``underflowing`` entries (the masked ones, where the caller
+    knows them; else the count of all entries stands in for them), else by torch's."""
+    count = logits.numel() if underflowing is None else underflowing
+    if logits.device.type == "cpu" and count >= FAST_LOGSUMEXP_FROM:
         return logits - logsumexp(logits)
     return logits - logits.logsumexp(dim=-1, keepdim=True)

@@ -59,8 +59,8 @@ def test_logsumexp_is_torchs_value_and_gradient_bit_for_bit(dtype):
 
 
 def test_normalized_logits_takes_each_path_and_gives_torchs_bits():
-    """Below :data:`FAST_LOGSUMEXP_FROM` entries torch's own normalisation, from it
-    :func:`logsumexp`; the same bits either way."""
+    """Below :data:`FAST_LOGSUMEXP_FROM` entries (or the caller's count of the underflowing ones)
+    torch's own normalisation, from it :func:`logsumexp`; the same bits either way."""
     calls = []
     real = torch.Tensor.logsumexp
 
@@ -68,14 +68,17 @@ def test_normalized_logits_takes_each_path_and_gives_torchs_bits():
         calls.append(self.numel())
         return real(self, *args, **kwargs)
 
-    for x in (_hard_logits(torch.float32, 0)[:2], torch.cat([_hard_logits(torch.float32, k) for k in range(4)])):
+    small, big = _hard_logits(torch.float32, 0)[:2], torch.cat([_hard_logits(torch.float32, k) for k in range(4)])
+    # (logits, the caller's count of underflowing entries, whether torch's own is expected)
+    for x, count, torchs in ((small, None, True), (big, None, False), (big, 0, True), (small, 10 ** 6, False)):
         expected = x - real(x, dim=-1, keepdim=True)
         calls.clear()
         torch.Tensor.logsumexp = spy
         try:
-            got = normalized_logits(x)
+            got = normalized_logits(x, count)
         finally:
             torch.Tensor.logsumexp = real
         assert torch.equal(expected.isnan(), got.isnan())
         assert torch.equal(torch.nan_to_num(expected, nan=7.0), torch.nan_to_num(got, nan=7.0))
-        assert bool(calls) == (x.numel() < FAST_LOGSUMEXP_FROM)
+        assert bool(calls) == torchs
+    assert small.numel() < FAST_LOGSUMEXP_FROM <= big.numel()
