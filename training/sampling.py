@@ -64,15 +64,17 @@ class MaskablePolicy(MaskableActorCriticPolicy):
     #: the rollout draw, one of :data:`SAMPLERS`; set with :func:`use_sampler`
     sampler = "exact"
 
-    def forward(self, obs: th.Tensor, deterministic: bool = False,
-                action_masks: np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+    def _latents(self, obs: th.Tensor) -> tuple[th.Tensor, th.Tensor]:
+        """The actor's and the critic's latent codes, as sb3-contrib's passes compute them."""
         features = self.extract_features(obs)
         if self.share_features_extractor:
-            latent_pi, latent_vf = self.mlp_extractor(features)
-        else:
-            pi_features, vf_features = features
-            latent_pi = self.mlp_extractor.forward_actor(pi_features)
-            latent_vf = self.mlp_extractor.forward_critic(vf_features)
+            return self.mlp_extractor(features)
+        pi_features, vf_features = features
+        return self.mlp_extractor.forward_actor(pi_features), self.mlp_extractor.forward_critic(vf_features)
+
+    def forward(self, obs: th.Tensor, deterministic: bool = False,
+                action_masks: np.ndarray | None = None) -> tuple[th.Tensor, th.Tensor, th.Tensor]:
+        latent_pi, latent_vf = self._latents(obs)
         values = self.value_net(latent_vf)
         raw = self.action_net(latent_pi).view(-1, self.action_dist.action_dim)
         logits = raw - raw.logsumexp(dim=-1, keepdim=True)  # Categorical(logits=raw)
@@ -93,13 +95,7 @@ class MaskablePolicy(MaskableActorCriticPolicy):
         """sb3-contrib's ``evaluate_actions`` (values, log-probabilities of ``actions``,
         entropies), its distribution objects written out as the tensor operations they
         perform, in their order, the masked normalisation without ``exp``'s slow path (module doc)."""
-        features = self.extract_features(obs)
-        if self.share_features_extractor:
-            latent_pi, latent_vf = self.mlp_extractor(features)
-        else:
-            pi_features, vf_features = features
-            latent_pi = self.mlp_extractor.forward_actor(pi_features)
-            latent_vf = self.mlp_extractor.forward_critic(vf_features)
+        latent_pi, latent_vf = self._latents(obs)
         raw = self.action_net(latent_pi).view(-1, self.action_dist.action_dim)
         logits = raw - raw.logsumexp(dim=-1, keepdim=True)  # Categorical(logits=raw): the original logits
         if action_masks is not None:  # MaskableCategorical.apply_masking
