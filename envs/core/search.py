@@ -215,11 +215,13 @@ class Planner:
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
                  clock: Callable[[], float] = time.process_time, arms: ArmChooser | None = None,
                  remember: Remember | None = None, round_of: RoundOf | None = None, widen: str = "random",
-                 z: float = CONFIDENCE_Z, leaf: Leaf | None = None):
+                 z: float = CONFIDENCE_Z, leaf: Leaf | None = None, width: int | None = None):
         if widen not in WIDEN:
             raise ValueError(f"widen must be one of {', '.join(WIDEN)}, got {widen!r}")
         if isinstance(z, bool) or not isinstance(z, (int, float)) or not 0 <= z <= 10:
             raise ValueError(f"z must be a number in [0, 10], got {z!r}")
+        if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 2):
+            raise ValueError(f"width must be an integer >= 2 (the most arms a decision searches) or None, got {width!r}")
         if budget.horizon == "round" and round_of is None:
             raise ValueError("horizon='round' needs the game's round_of (its determinize.py)")
         self.determinize = determinize
@@ -228,6 +230,7 @@ class Planner:
         self.arms = arms
         self.widen = widen
         self.z = float(z)  # the paired gain over the rollout policy's choice must exceed z standard errors
+        self.width = width  # the most arms a decision searches, the first in the opening order (None: all)
         self.leaf = leaf  # a learned value where a simulation is cut (None: rank and margin only)
         self.rollout = rollout
         self.root = rollout.table()  # the rollout policy's own move at the table (never in a simulation)
@@ -269,6 +272,8 @@ class Planner:
                 return first
             arms = self._order(first, arms, prior)
             widen = False
+        if self.width is not None:
+            arms = arms[:self.width]
         n = np.zeros(len(arms))
         w = np.zeros(len(arms))
         vals: list[list[float]] = [[] for _ in arms]
