@@ -12,6 +12,7 @@ import numpy as np
 import pytest
 
 import envs
+from envs.core.errors import ConfigError
 from envs.core.search import Planner, Rollout, SearchBudget, _Table
 from envs.core.policy import RandomLegalPolicy
 from tests.search.helpers import deciders, determinizer, one_config_per_player_count, positions, scramble
@@ -537,6 +538,43 @@ def test_widen_prior_with_heuristic_rollouts_opens_the_picks_by_the_heuristics_v
     cook = next(a for a in cooking.live_agents())
     assert make_policy("heuristic", spec).preferences({"action_mask": cooking.action_mask(cook)}, cook,
                                                       _Table(cooking)) is None
+
+
+def test_width_weighs_only_the_first_arms_in_the_opening_order_and_shares_the_budget_among_them():
+    """``width=K``: a searched decision weighs the first K arms of the opening order (here the
+    heuristic's pick values, ``widen=prior``), each next simulation to the one played least, so
+    the same budget gives each more simulations; the move played is one of them. A width below 2
+    or not an integer is refused, naming what is allowed."""
+    spec = EnvSpec.resolve("waroong_wars_v1")
+    env = spec.make()
+    env.reset(seed=9)
+    eng = env.unwrapped.engine
+    agent = eng.live_agents()[0]
+    legal = eng.legal_actions(agent)
+    prefs = make_policy("heuristic", spec).preferences({"action_mask": eng.action_mask(agent)}, agent, env)
+    by_value = sorted(legal, key=lambda a: (-prefs[a], a))
+    assert len(by_value) >= 5  # a first pick of this seed: six card types
+    for width in (2, 3):
+        pol = make_policy(f"planner?sims=12&samples=2&widen=prior&width={width}", spec, seed=2)
+        played: list[int] = []
+        real = pol.planner._simulate
+
+        def spy(sample, world_seed, who, action, real=real, played=played):
+            played.append(action)
+            return real(sample, world_seed, who, action)
+
+        pol.planner._simulate = spy
+        move = pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+        assert list(dict.fromkeys(played)) == by_value[:width]
+        assert sorted(played.count(a) for a in by_value[:width]) == [12 // width] * width
+        assert move in by_value[:width]
+    unlimited = _arms_opened("planner?sims=12&samples=2&widen=prior", spec, 2, env, agent)
+    assert len(unlimited) == 4  # without it, 1 + isqrt(11) arms open in 12 simulations
+    for bad in ("width=1", "width=0", "width=2.5", "width=two"):
+        with pytest.raises(ConfigError, match=r"width=.*allowed: an integer 2\.\.10000"):
+            make_policy(f"planner?{bad}", spec)
+    with pytest.raises(ValueError, match="width must be an integer >= 2"):
+        Planner(lambda *a: None, None, SearchBudget(ms=None, sims=1), width=1)
 
 
 def test_value_checkpoint_reads_the_checkpoints_critic_as_sb3_computes_it():
