@@ -46,6 +46,7 @@ def test_planner_specs_parse_with_their_options():
     ("planner?rollout=checkpoint:", ["rollout='checkpoint:'"]),
     ("planner?horizon=soon", ["horizon='soon'", "score or round"]),
     ("planner?seed=x", ["seed='x'"]),
+    ("planner?width=1", ["width='1'", "an integer 2..10000"]),
     ("planner?ms=50&sims=8", ["ms", "sims", "not both"]),
     ("planner?sims=8&sims=9", ["'sims' given twice"]),
     ("planner?", ["nothing after '?'"]),
@@ -61,7 +62,7 @@ def test_a_bad_planner_spec_names_the_problem_and_what_is_allowed(spec, names):
 
 def test_every_documented_option_is_accepted():
     values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "others": "random", "horizon": "5",
-              "arms": "all", "widen": "prior", "z": "1", "value": "checkpoint:x", "seed": "1"}
+              "arms": "all", "widen": "prior", "z": "1", "width": "3", "value": "checkpoint:x", "seed": "1"}
     assert set(values) == set(PLANNER_OPTIONS)
     for k, v in values.items():
         assert k in parse_spec(f"planner?{k}={v}").options
