@@ -29,7 +29,7 @@ def test_planner_specs_parse_with_their_options():
 
 
 @pytest.mark.parametrize("spec, names", [
-    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, horizon, arms, widen, z, value, seed"]),
+    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, horizon, arms, widen, z, width, value, seed"]),
     ("planner?value=critic", ["value='critic'", "checkpoint:DIR"]),
     ("planner?value=checkpoint:", ["value='checkpoint:'", "checkpoint:DIR"]),
     ("planner?z=-1", ["z='-1'", "[0, 10]"]),
