@@ -20,7 +20,7 @@ spec                               policy
 ``planner?ms=50&samples=8``        its options: ``ms`` or ``sims`` (the budget per decision),
                                    ``samples``, ``rollout`` (``heuristic``, ``random`` or
                                    ``checkpoint:DIR``), ``others``, ``horizon``, ``arms``, ``widen``,
-                                   ``z``, ``width``, ``value`` (``checkpoint:DIR``: its critic), ``seed``
+                                   ``z``, ``rule``, ``width``, ``value`` (``checkpoint:DIR``: its critic), ``seed``
                                    (docs/search.md)
 =================================  ==============================================================
 
@@ -59,9 +59,9 @@ BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
              "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY]"
-             "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&width=K][&value=checkpoint:DIR][&seed=N]")
+             "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&rule=z|t][&width=K][&value=checkpoint:DIR][&seed=N]")
 #: the planner spec's options (docs/search.md)
-PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "widen", "z", "width", "value", "seed")
+PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "widen", "z", "rule", "width", "value", "seed")
 
 
 @dataclass(frozen=True)
@@ -163,7 +163,7 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
 
 
 def _parse_planner_spec(text: str, s: str) -> PolicySpec:
-    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&horizon=..][&arms=..][&widen=..][&z=..][&width=..][&value=..][&seed=..]``
+    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&horizon=..][&arms=..][&widen=..][&z=..][&rule=..][&width=..][&value=..][&seed=..]``
     (the search player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``,
     ``others`` the rollout policy)."""
     _, _, query = s.partition("?")
@@ -220,6 +220,11 @@ def _planner_option(text: str, k: str, v: str):
             return v
         raise ConfigError(f"policy spec {text!r}: widen={v!r}; allowed: random (the rollout policy's choice, noop, "
                           f"then a seeded random order) or prior (the rollout policy's preference order)")
+    if k == "rule":
+        if v in ("z", "t"):
+            return v
+        raise ConfigError(f"policy spec {text!r}: rule={v!r}; allowed: z (a gain must exceed z standard errors) or "
+                          f"t (the Student-t quantile at z's level, with the paired worlds less one degrees of freedom)")
     if k == "arms":
         if v in ("game", "all"):
             return v
@@ -271,6 +276,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
                       seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms,
                       remember=getattr(search_support, "remember", None), round_of=search_support.round_of,
                       widen=o.get("widen", "random"), z=o.get("z", CONFIDENCE_Z), width=o.get("width"),
+                      rule=o.get("rule", "z"),
                       leaf=load_checkpoint_critic(o["value"][len("checkpoint:"):], env_spec, raw.encoder.observe)
                       if "value" in o else None)
     env.close()

@@ -47,7 +47,7 @@ from __future__ import annotations
 
 import math
 import time
-from functools import partial
+from functools import lru_cache, partial
 from dataclasses import dataclass
 from typing import Any, Callable, Mapping, Sequence
 
@@ -77,6 +77,12 @@ WIDEN = ("random", "prior")
 EXPLORATION = 0.7
 #: how many standard errors a paired gain over the rollout policy's own choice must exceed
 CONFIDENCE_Z = 1.5
+#: how the paired rule reads ``z`` (:meth:`Planner._choose`): ``z``, a gain must exceed ``z``
+#: standard errors; ``t``, it must exceed the Student-t quantile with ``k - 1`` degrees of freedom
+#: (``k`` paired worlds) at the one-sided level that ``z`` has under the normal curve
+#: (:func:`t_quantile`): stricter where few worlds were played (the standard error is itself
+#: an estimate then), the same as ``z`` on many
+RULES = ("z", "t")
 #: a rollout that has not ended after this many ticks is valued where it stands
 ROLLOUT_TICK_CAP = 20_000
 #: with a learned ``leaf`` value, its share of a cut simulation's worth (the rest: rank and margin).
@@ -88,6 +94,45 @@ LEAF_WEIGHT = 0.5
 #: ``leaf(engine, agent) -> float``: a learned estimate of ``agent``'s result from ``engine``'s state
 #: (:func:`training.policies.load_checkpoint_critic`), read where a simulation is cut
 Leaf = Callable[[GameEngine, str], float]
+
+
+def t_cdf(t: float, df: int) -> float:
+    """Student's t distribution function at ``t >= 0`` with ``df >= 1`` (an integer) degrees of
+    freedom: the closed form of integer ``df`` (a finite sum of powers of cos(atan(t / sqrt(df))))."""
+    theta = math.atan(t / math.sqrt(df))
+    sin, cos2 = math.sin(theta), math.cos(theta) ** 2
+    term = acc = 1.0
+    if df % 2:
+        if df == 1:
+            return 0.5 + theta / math.pi
+        for j in range(2, df - 1, 2):
+            term *= cos2 * j / (j + 1)
+            acc += term
+        return 0.5 + (theta + sin * math.cos(theta) * acc) / math.pi
+    for j in range(1, df - 2, 2):
+        term *= cos2 * j / (j + 1)
+        acc += term
+    return 0.5 + 0.5 * sin * acc
+
+
+@lru_cache(maxsize=4096)
+def t_quantile(z: float, df: int) -> float:
+    """The Student-t quantile with ``df`` degrees of freedom at the level ``Phi(z)`` that ``z``
+    (>= 0) has under the normal curve (bisection of :func:`t_cdf`; from 1,000 degrees of freedom
+    on, ``z`` itself: the two differ by less than 0.3% there for ``z`` up to 3)."""
+    if df >= 1000 or z == 0:
+        return z
+    p = 0.5 * (1.0 + math.erf(z / math.sqrt(2.0)))
+    lo, hi = 0.0, max(1.0, 2.0 * z)
+    while t_cdf(hi, df) < p:
+        hi *= 2.0
+    for _ in range(64):
+        mid = 0.5 * (lo + hi)
+        if t_cdf(mid, df) < p:
+            lo = mid
+        else:
+            hi = mid
+    return 0.5 * (lo + hi)
 
 
 @dataclass(frozen=True)
@@ -215,11 +260,13 @@ class Planner:
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
                  clock: Callable[[], float] = time.process_time, arms: ArmChooser | None = None,
                  remember: Remember | None = None, round_of: RoundOf | None = None, widen: str = "random",
-                 z: float = CONFIDENCE_Z, leaf: Leaf | None = None, width: int | None = None):
+                 z: float = CONFIDENCE_Z, leaf: Leaf | None = None, width: int | None = None, rule: str = "z"):
         if widen not in WIDEN:
             raise ValueError(f"widen must be one of {', '.join(WIDEN)}, got {widen!r}")
         if isinstance(z, bool) or not isinstance(z, (int, float)) or not 0 <= z <= 10:
             raise ValueError(f"z must be a number in [0, 10], got {z!r}")
+        if rule not in RULES:
+            raise ValueError(f"rule must be one of {', '.join(RULES)}, got {rule!r}")
         if width is not None and (isinstance(width, bool) or not isinstance(width, int) or width < 2):
             raise ValueError(f"width must be an integer >= 2 (the most arms a decision searches) or None, got {width!r}")
         if budget.horizon == "round" and round_of is None:
@@ -230,6 +277,7 @@ class Planner:
         self.arms = arms
         self.widen = widen
         self.z = float(z)  # the paired gain over the rollout policy's choice must exceed z standard errors
+        self.rule = rule  # how the threshold is read: z standard errors, or the Student-t quantile at z's level
         self.width = width  # the most arms a decision searches, the first in the opening order (None: all)
         self.leaf = leaf  # a learned value where a simulation is cut (None: rank and margin only)
         self.rollout = rollout
@@ -300,7 +348,7 @@ class Planner:
         self.stats["searched"] += 1
         self.stats["simulations"] += i
         self.stats["seconds"] += self.clock() - start
-        return arms[self._choose(vals, self.z)]
+        return arms[self._choose(vals, self.z, self.rule)]
 
     def _game_arms(self, engine: GameEngine, agent: str, first: int, legal: list[int]) -> list[int]:
         """The game's candidates (``search_arms``), checked: legal, distinct, ``first`` leading."""
@@ -312,10 +360,12 @@ class Planner:
         return arms
 
     @staticmethod
-    def _choose(vals: list[list[float]], z: float = CONFIDENCE_Z) -> int:
+    def _choose(vals: list[list[float]], z: float = CONFIDENCE_Z, rule: str = "z") -> int:
         """The arm to play: the rollout policy's own choice (arm 0) unless another arm beats it on
         the worlds both played by more than ``z`` (default ``CONFIDENCE_Z``) standard errors of the paired
-        differences (the largest such gain wins; ties: the earlier arm)."""
+        differences (with ``rule="t"``: more than the Student-t quantile at ``z``'s level with ``k - 1``
+        degrees of freedom, ``k`` the worlds both played; :data:`RULES`) (the largest such gain wins;
+        ties: the earlier arm)."""
         best, gain = 0, 0.0
         base = np.asarray(vals[0])
         for j in range(1, len(vals)):
@@ -325,7 +375,7 @@ class Planner:
             d = np.asarray(vals[j][:k]) - base[:k]
             mean = float(d.mean())
             se = float(d.std(ddof=1)) / math.sqrt(k)
-            if mean > z * se and mean > gain + 1e-12:
+            if mean > (t_quantile(z, k - 1) if rule == "t" else z) * se and mean > gain + 1e-12:
                 best, gain = j, mean
         return best
 
