@@ -217,6 +217,45 @@ def test_the_rollout_policys_choice_stands_unless_another_arm_clearly_beats_it()
     assert make_policy("planner?sims=4", EnvSpec.resolve("frying_master_v1")).planner.z == 1.5
 
 
+def test_t_quantile_matches_students_table():
+    """``t_quantile(z, df)``: the Student-t quantile at the normal level of ``z``, against the
+    printed table (one-sided 95% and 97.5%, three decimals), and ``z`` itself on a great many
+    degrees of freedom or at ``z = 0``."""
+    from envs.core.search import t_cdf, t_quantile
+
+    z95, z975 = 1.6448536269514722, 1.959963984540054  # the normal quantiles of 0.95 and 0.975
+    table = {(z95, 1): 6.314, (z95, 2): 2.920, (z95, 3): 2.353, (z95, 5): 2.015, (z95, 10): 1.812,
+             (z95, 30): 1.697, (z975, 1): 12.706, (z975, 2): 4.303, (z975, 4): 2.776, (z975, 10): 2.228,
+             (z975, 20): 2.086, (z975, 120): 1.980}
+    for (z, df), printed in table.items():
+        assert t_quantile(z, df) == pytest.approx(printed, abs=5e-4), (z, df)
+        assert t_cdf(printed, df) == pytest.approx(0.95 if z == z95 else 0.975, abs=2e-4)
+    assert t_quantile(1.5, 5000) == 1.5 and t_quantile(0.0, 3) == 0.0
+    assert t_quantile(1.5, 999) > t_quantile(1.5, 1000) == 1.5  # falls toward z as df grows
+
+
+def test_rule_t_asks_more_of_a_gain_seen_on_few_worlds_and_the_same_on_many():
+    """``rule=t``: the threshold is the Student-t quantile with ``k - 1`` degrees of freedom
+    (``k`` paired worlds) at ``z``'s level. On three worlds (2 degrees of freedom: 2.45 at the
+    level of ``z=1.5``) a gain of 2.5 standard errors passes both rules and one of 1.73 passes
+    ``z`` only; on many worlds the two agree."""
+    choose = Planner._choose
+    base = [0.5, 0.4, 0.6]
+    gain = [0.5 + 0.04, 0.4 + 0.01, 0.6 + 0.06]  # +0.037 a world, se 0.0145: 2.5 standard errors
+    assert choose([base, gain], 1.5, "z") == 1 and choose([base, gain], 1.5, "t") == 1
+    weaker = [0.5 + 0.03, 0.4 + 0.0, 0.6 + 0.06]  # +0.03 a world, se 0.0173: 1.73 standard errors
+    assert choose([base, weaker], 1.5, "z") == 1 and choose([base, weaker], 1.5, "t") == 0
+    rng = np.random.default_rng(0)
+    many_base = rng.random(400)
+    many = many_base + 0.01 + rng.normal(0, 0.05, 400)
+    assert choose([list(many_base), list(many)], 1.5, "t") == choose([list(many_base), list(many)], 1.5, "z") == 1
+    spec = EnvSpec.resolve("frying_master_v1")
+    assert make_policy("planner?sims=4&rule=t", spec).planner.rule == "t"
+    assert make_policy("planner?sims=4", spec).planner.rule == "z"  # the default
+    with pytest.raises(ConfigError, match="rule='student'.*allowed: z .* or t"):
+        make_policy("planner?rule=student", spec)
+
+
 def test_ucb1_opens_arms_progressively_and_tries_each_once():
     n, w = np.zeros(5), np.zeros(5)
     picks = []

@@ -29,7 +29,7 @@ def test_planner_specs_parse_with_their_options():
 
 
 @pytest.mark.parametrize("spec, names", [
-    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, horizon, arms, widen, z, width, value, seed"]),
+    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, horizon, arms, widen, z, rule, width, value, seed"]),
     ("planner?value=critic", ["value='critic'", "checkpoint:DIR"]),
     ("planner?value=checkpoint:", ["value='checkpoint:'", "checkpoint:DIR"]),
     ("planner?z=-1", ["z='-1'", "[0, 10]"]),
@@ -62,7 +62,7 @@ def test_a_bad_planner_spec_names_the_problem_and_what_is_allowed(spec, names):
 
 def test_every_documented_option_is_accepted():
     values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "others": "random", "horizon": "5",
-              "arms": "all", "widen": "prior", "z": "1", "width": "3", "value": "checkpoint:x", "seed": "1"}
+              "arms": "all", "widen": "prior", "z": "1", "rule": "t", "width": "3", "value": "checkpoint:x", "seed": "1"}
     assert set(values) == set(PLANNER_OPTIONS)
     for k, v in values.items():
         assert k in parse_spec(f"planner?{k}={v}").options
