@@ -37,7 +37,9 @@ luck. The decision is the rollout policy's own choice (asked once per decision, 
 through policy objects that never play in a simulation, so a policy that remembers, such as
 Waroong Wars' drafter, remembers the real game) unless another arm beats it on the worlds both
 played by more than ``CONFIDENCE_Z`` standard errors of the paired differences (a policy
-improvement step that noise alone rarely triggers). A seat with
+improvement step that noise alone rarely triggers; ``rule="t"``: the Student-t quantile at that
+level instead, :func:`t_quantile`). ``width`` caps the arms a decision weighs at the first few of
+the opening order. A seat with
 one legal action plays it without search. With a simulation budget (``sims``) a decision
 depends only on the seed, the public information and the seat's own past actions; a time
 budget (``ms``) stops on the clock. Pure Python and numpy: no PettingZoo here.
