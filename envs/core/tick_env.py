@@ -38,6 +38,7 @@ as well (then the schema is not fixed).
 
 from __future__ import annotations
 
+import copy
 from typing import Any, ClassVar, Mapping
 
 import numpy as np
@@ -128,16 +129,13 @@ class TickParallelEnv(ParallelEnv):
         self.agents: list[str] = []
         self.encoder = self.make_encoder()
         self.action_table = self.engine_cls.action_table(self.engine_config)
-        obs_space = spaces.Dict(
-            {
-                "observation": spaces.Box(self.encoder.layout.low, self.encoder.layout.high, dtype=np.float32),
-                "action_mask": spaces.Box(0, 1, (self.action_table.n,), dtype=np.int8),
-            }
-        )
-        # One space object per agent, returned identically every call.
-        self._obs_spaces = {a: obs_space if i == 0 else _copy_dict_space(obs_space) for i, a in enumerate(self.possible_agents)}
+        obs_box = _float_box(self.encoder.layout.low, self.encoder.layout.high)
+        # One space object per agent, returned identically every call (each its own copy).
+        self._obs_spaces = {a: spaces.Dict({"observation": obs_box if i == 0 else copy.deepcopy(obs_box),
+                                            "action_mask": spaces.Box(0, 1, (self.action_table.n,), dtype=np.int8)})
+                            for i, a in enumerate(self.possible_agents)}
         self._act_spaces = {a: spaces.Discrete(self.action_table.n) for a in self.possible_agents}
-        self.state_space = spaces.Box(self.encoder.state_layout.low, self.encoder.state_layout.high, dtype=np.float32)
+        self.state_space = _float_box(self.encoder.state_layout.low, self.encoder.state_layout.high)
         self.engine: GameEngine | None = None
         self._last_step: tuple | None = None  # (joint, replaced, result, over) of the last step
 
@@ -383,10 +381,22 @@ class TickParallelEnv(ParallelEnv):
         return self.metadata["name"]
 
 
-def _copy_dict_space(space: spaces.Dict) -> spaces.Dict:
-    return spaces.Dict({k: _copy_box(v) for k, v in space.spaces.items()})
+#: One float32 ``Box`` per distinct (low, high) built so far (a few per configuration), whose
+#: deep copies the envs get: gymnasium's ``Box.__init__`` formats a bounds array that is not
+#: uniform as text (for its ``repr``), which was 90% of building an env (2026-12-05).
+_BOXES: dict[tuple, spaces.Box] = {}
+_BOXES_MAX = 512
 
 
-def _copy_box(b: spaces.Box) -> spaces.Box:
-    return spaces.Box(b.low.copy(), b.high.copy(), dtype=b.dtype)
+def _float_box(low: np.ndarray, high: np.ndarray) -> spaces.Box:
+    """``spaces.Box(low, high, dtype=np.float32)``: a fresh object (its own arrays and generator),
+    equal to one built so, deep-copied from the first one built for these bounds."""
+    low, high = np.asarray(low), np.asarray(high)
+    key = (low.dtype.str, low.shape, low.tobytes(), high.dtype.str, high.shape, high.tobytes())
+    box = _BOXES.get(key)
+    if box is None:
+        if len(_BOXES) >= _BOXES_MAX:
+            _BOXES.clear()
+        box = _BOXES[key] = spaces.Box(low, high, dtype=np.float32)
+    return copy.deepcopy(box)
 

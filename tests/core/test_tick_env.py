@@ -10,6 +10,7 @@ import numpy as np
 import pytest
 from pettingzoo.test import api_test, parallel_api_test, parallel_seed_test, render_test, seed_test
 
+import envs
 from envs.core import ConfigError, IllegalActionError, SnapshotError
 from envs.core.api import make_entry_points
 from tests.core.toy_game import ToyEngine, ToyEnv
@@ -251,6 +252,36 @@ def test_spaces_are_stable_and_state_vector_matches_space():
     assert env.state_space.contains(env.state())
     obs = env.observe("p2")
     assert env.observation_space("p2").contains(obs)
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_every_env_and_seat_gets_its_own_spaces_equal_to_freshly_built_ones(env_id):
+    """The float boxes are deep copies of one built per bounds (gymnasium's ``Box.__init__``
+    formats the bounds as text, most of an env's construction): each is still a space of its
+    own (own arrays, own generator: seeding one env's space leaves another's stream alone), equal
+    to ``Box(low, high, dtype=float32)`` built directly, with the same text."""
+    from gymnasium import spaces
+
+    module = envs.get_env_module(env_id)
+    a, b = module.parallel_env(), module.parallel_env()
+    lay = a.encoder.layout
+    fresh = spaces.Box(lay.low, lay.high, dtype=np.float32)
+    seats = [a.observation_space(p)["observation"] for p in a.possible_agents]
+    other = b.observation_space(b.possible_agents[0])["observation"]
+    for box in seats + [other]:
+        assert box == fresh and box.dtype == np.float32 and repr(box) == repr(fresh)
+        assert np.array_equal(box.low, fresh.low) and np.array_equal(box.high, fresh.high)
+    arrays = [box.low for box in seats + [other]] + [box.high for box in seats + [other]]
+    assert len({id(x) for x in arrays}) == len(arrays)  # nothing shared between seats or envs
+    state = spaces.Box(a.encoder.state_layout.low, a.encoder.state_layout.high, dtype=np.float32)
+    assert a.state_space == state and a.state_space is not b.state_space
+    seats[0].seed(7)
+    draw = seats[0].sample()
+    other.seed(7)
+    assert np.array_equal(other.sample(), draw)  # the same seed, the same stream: independent generators
+    seats[0].seed(7)
+    other.sample()  # drawing from another env's space does not advance this one's
+    assert np.array_equal(seats[0].sample(), draw)
 
 
 # ---------------------------------------------------------------------------------------------- snapshots at the door
