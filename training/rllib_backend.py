@@ -844,20 +844,26 @@ def run_bench(config: str | None, runner_counts: list[int], steps: int, sb3_work
     return rows
 
 
-def main(argv: list[str] | None = None) -> int:
+def build_parser():
+    """The command line of ``python -m training.rllib_backend`` (the benchmark)."""
     import argparse
+
+    from training.cli import _counts, _int_at_least  # the training CLI's checks: a bad value names what is allowed
 
     p = argparse.ArgumentParser(prog="python -m training.rllib_backend",
                                 description="benchmark: SB3 vs the RLlib backend on one config (agent steps/s)")
     p.add_argument("--config", default="configs/wok_star_rllib.yaml")
-    p.add_argument("--runners", default="1,2", help="comma-separated RLlib env runner counts")
-    p.add_argument("--sb3-workers", default="2", help="comma-separated SB3 bridge process counts")
-    p.add_argument("--timesteps", type=int, default=16384, help="agent steps per measurement")
-    p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--runners", type=_counts, default=[1, 2], help="comma-separated RLlib env runner counts")
+    p.add_argument("--sb3-workers", type=_counts, default=[2], help="comma-separated SB3 bridge process counts")
+    p.add_argument("--timesteps", type=_int_at_least(1), default=16384, help="agent steps per measurement")
+    p.add_argument("--repeat", type=_int_at_least(1), default=1)
     p.add_argument("--json", help="write the rows to this file")
-    a = p.parse_args(argv)
-    rows = run_bench(a.config, [int(x) for x in a.runners.split(",")], a.timesteps,
-                     [int(x) for x in a.sb3_workers.split(",")], a.repeat)
+    return p
+
+
+def main(argv: list[str] | None = None) -> int:
+    a = build_parser().parse_args(argv)
+    rows = run_bench(a.config, a.runners, a.timesteps, a.sb3_workers, a.repeat)
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0

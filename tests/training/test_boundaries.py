@@ -290,6 +290,75 @@ def _documented_commands(command: str) -> list[list[str]]:
     return out
 
 
+def _documented_benchmarks() -> list[tuple[str, list[str]]]:
+    """Every documented benchmark command, ``(module, arguments)``: ``python -m training bench``,
+    ``python -m training.rllib_backend`` and ``python -m envs.bench``, in code blocks and inline
+    code (which may wrap across lines), in README.md, docs/*.md and checkpoints/README.md; a
+    ``<game>`` placeholder stands for each game, other placeholders (``C``, ``W``, ``T``, ``[...]``)
+    are left out. They record how the figures were measured, so they must stay runnable."""
+    import re
+    import shlex
+
+    pattern = r"(?:taskset -c \d+ )?python -m (training bench|training\.rllib_backend|envs\.bench)(?![\w.])"
+    out: list[tuple[str, list[str]]] = []
+    for doc in [ROOT / "README.md", ROOT / "checkpoints" / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        found = [" ".join(m.group(0).strip("`").split()) for m in re.finditer(rf"`{pattern}[^`]*`", text)]
+        found += [line.split("#")[0].strip() for line in text.splitlines() if re.match(pattern, line.strip())]
+        for c in found:
+            c = re.sub(r"^taskset -c \d+ ", "", c)
+            if re.search(r"\[|\.\.\.|\b[CWTN]\b", c):
+                continue
+            for game in (("wok_star", "frying_master", "waroong_wars") if "<game>" in c else ("",)):
+                words = shlex.split(c.replace("<game>", game))
+                module, args = ("training bench", words[4:]) if words[2] == "training" else (words[2], words[3:])
+                if (module, args) not in out:
+                    out.append((module, args))
+    return out
+
+
+def test_documented_benchmark_commands_parse_and_name_configs_that_load():
+    """Each documented benchmark command (``_documented_benchmarks``) is accepted by its own
+    parser, and the config it names loads and plans (the benchmarks themselves take minutes)."""
+    from envs.bench.cli import parser as bench_parser
+    from training.cli import build_parser
+    from training.config import load_config
+    from training.trainer import plan_run
+
+    commands = _documented_benchmarks()
+    modules = {m for m, _ in commands}
+    assert modules == {"training bench", "training.rllib_backend", "envs.bench"}, modules
+    assert len([c for c in commands if c[0] != "envs.bench"]) >= 8  # <game> lines count once per game
+    for module, args in commands:
+        if module == "envs.bench":
+            bench_parser().parse_args(args)
+            continue
+        if module == "training bench":
+            a = build_parser().parse_args(["bench", *args])
+            assert a.func.__name__ == "cmd_bench"
+            sets = a.set
+        else:
+            pytest.importorskip("ray")
+            from training.rllib_backend import build_parser as rllib_parser
+
+            a = rllib_parser().parse_args(args)
+            sets = []
+        assert a.config and (ROOT / a.config).is_file(), (module, args)
+        load_config(ROOT / a.config, sets, check=plan_run)
+
+
+def test_the_rllib_benchmark_refuses_bad_counts_naming_what_is_allowed(capsys):
+    pytest.importorskip("ray")
+    from training.rllib_backend import build_parser as rllib_parser
+
+    for bad, says in ((["--runners", "1,x"], "'x' is not an integer"), (["--sb3-workers", "0"], "allowed: an integer >= 1"),
+                      (["--timesteps", "-5"], "allowed: an integer >= 1")):
+        with pytest.raises(SystemExit) as e:
+            rllib_parser().parse_args(bad)
+        assert e.value.code == 2 and says in capsys.readouterr().err
+    assert rllib_parser().parse_args(["--runners", "1,2", "--sb3-workers", "1"]).runners == [1, 2]
+
+
 def test_documented_train_commands_never_write_a_shipped_checkpoint():
     from training.trainer import plan_run
 
