@@ -74,12 +74,20 @@ def wait_briefly(conn, seconds: float) -> bool:
     return True
 
 
+#: What a command returns when it has answered by other means than the pipe (:func:`serve` sends nothing).
+ANSWERED = object()
+
+
 def serve(conn, build: Callable[[], Any], commands: Commands, hello: Callable[[Any], Any] = lambda obj: None,
-          spin_s: float = 0.0) -> None:
+          spin_s: float = 0.0, replied: Callable[[str, Any, bool], None] | None = None) -> None:
     """A worker's loop: build the object (answering ``hello(obj)``, or the
     error), then answer commands until ``close`` (which also runs
     ``commands["close"]``) or until the parent goes away (then it returns
-    quietly). Ctrl-C is ignored: the parent decides and closes the worker."""
+    quietly). Ctrl-C is ignored: the parent decides and closes the worker.
+    A command that returns :data:`ANSWERED` gets no message on the pipe (it
+    answered through memory shared with the parent); ``replied(cmd, obj, sent)``,
+    if given, runs after every command, ``sent`` saying whether a message (its
+    result or its error) went on the pipe."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)
     try:
         try:
@@ -96,9 +104,15 @@ def serve(conn, build: Callable[[], Any], commands: Commands, hello: Callable[[A
             except EOFError:
                 return
             try:
-                conn.send(("ok", dispatch(commands, obj, cmd, data)))
+                result = dispatch(commands, obj, cmd, data)
+                sent = result is not ANSWERED
+                if sent:
+                    conn.send(("ok", result))
             except BaseException as e:  # noqa: BLE001
                 conn.send(_error_reply(e))
+                sent = True
+            if replied is not None:
+                replied(cmd, obj, sent)
             if cmd == "close":
                 return
     except OSError:  # the parent went away while we answered

@@ -29,7 +29,7 @@ Arrays are returned fresh on every call (safe to keep in a rollout buffer).
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterator, Mapping, Sequence
+from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 
 import numpy as np
 
@@ -118,7 +118,9 @@ class AgentInfos(Mapping):
 
     __slots__ = ("_joint", "_replaced", "_blocked", "_tick", "_built")
 
-    def __init__(self, joint: Mapping[str, int], replaced: Mapping[str, str], blocked: Mapping[str, str], tick: int):
+    def __init__(self, joint: Mapping[str, int], replaced: Collection[str], blocked: Collection[str], tick: int):
+        """``replaced``, ``blocked``: the agents whose action was replaced (illegal) or blocked
+        (the engine's mappings to the reason, or any collection of the names: only membership is read)."""
         self._joint, self._replaced, self._blocked, self._tick = joint, replaced, blocked, tick
         self._built: dict | None = None
 

@@ -10,14 +10,20 @@ core). ``workers`` counts the processes that step games, this one included:
 the calling process steps the first shard itself (a :class:`BatchedEnv`)
 while ``workers - 1`` worker processes (started with ``spawn``: no state is
 inherited) each hold a :class:`BatchedEnv` of one other shard. ``step``
-sends the workers their slices of the actions first (one message per worker),
-steps the local shard, then collects, so every core steps games at the same
-time and the pipe round trip hides behind local work. A worker writes its
-shard's observations, masks and ``alive`` straight into memory shared with
-this process (``multiprocessing`` ``RawArray`` s, made here and handed to
-the worker when it starts); its answer carries only rewards, end flags and
-infos, and of the infos only what the parent cannot rebuild from the actions
-it sent (:func:`pack_infos`). Before anything is sent, the whole batch is
+sends the workers their command first (one message per worker), steps the
+local shard, then collects, so every core steps games at the same time and
+the pipe round trip hides behind local work. Every shard's arrays live in one
+block of memory shared by all the processes (:class:`_Block`:
+``multiprocessing`` ``RawArray`` s, made here and handed to each worker when
+it starts), each shard in its own rows: the actions (written here before the
+command is sent), the observations, masks and ``alive``, the rewards and end
+flags, each game's tick and blocked seats (:func:`pack_infos`), and the final
+observation and masks of a game that ended. A worker answers a step by
+releasing a semaphore of its own; only the infos that cannot be rebuilt here
+from the actions sent (an episode's end, a replaced action) and errors still
+travel through the pipe, and a status word in the block says when to read it.
+The pipe's messages and the semaphore order each process's reads of the
+block after the other's writes. Before anything is sent, the whole batch is
 checked against the current masks: an out-of-range or (with
 ``illegal_action="raise"``) illegal action of a live seat raises an
 :class:`~envs.core.errors.IllegalActionError` (a ``ValueError``) naming the
@@ -26,9 +32,12 @@ stays usable. Game ``i`` gets the same seed, and so plays the same game,
 as in a ``BatchedEnv`` of the same size: results do not depend on ``workers``.
 
 Waiting: after answering, a worker polls its pipe for up to ``spin_s`` seconds
-before it blocks, and this process polls for each answer the same way (waking
-from a blocking read cost a step of 64 games 10% on this project's virtual
-machine). ``spin_s=None`` (the default) is :data:`SPIN_S` when every process
+before it blocks, and this process polls each worker's semaphore (a reset's
+answer: its pipe) the same way (waking from a blocking read cost a step of 64
+games 10% on this project's virtual machine; reading a step's answer from the
+pipe, 20-60 µs more than the semaphore and the block, on each side). While
+blocked on a step's answer it looks every :data:`ANSWER_CHECK_S` whether the
+worker died. ``spin_s=None`` (the default) is :data:`SPIN_S` when every process
 has a core of its own (this process's CPU affinity), else 0: always block.
 
 Failures (:class:`envs.core.workers.WorkerError`, with the worker's pid and
@@ -53,33 +62,72 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
+import time
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import Remote, WorkerError, first_error, refuse_if_unusable, serve, stop_workers, wait_briefly
+from envs.core.workers import (ANSWERED, Remote, WorkerError, _died, first_error, refuse_if_unusable, serve, stop_workers,
+                               wait_briefly)
 from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, random_legal_actions, seeds_for
 
 LABEL = "vector worker"
 #: How long (s) a process polls for the next message before it blocks, by default (see ``spin_s``).
 SPIN_S = 0.005
+#: While blocked on a step's answer, how often (s) the worker is looked at (a dead one is an error).
+ANSWER_CHECK_S = 0.05
 
 class _Shard:
-    """A worker's games: a :class:`BatchedEnv` whose observations, masks and
-    ``alive`` live in memory shared with the parent (``buffers``: three
-    ``RawArray`` s made by the parent, see :func:`_buffers`), so a step's
-    answer over the pipe is only the small per-game part (rewards, end flags,
-    infos); the parent reads the arrays straight from the shared memory."""
+    """A worker's games: a :class:`BatchedEnv` whose arrays are its rows of the
+    batch's :class:`_Block` in memory shared with the parent: it reads a step's
+    actions there and writes the observations, masks, ``alive``, rewards, end
+    flags and ticks there, so a step's message over the pipe is the command alone
+    and the answer only the infos that :func:`pack_infos` cannot reduce to a tick
+    (almost always none). The pipe's messages order the two processes' reads and
+    writes of the block."""
 
-    def __init__(self, env_id: str, num_games: int, env_kwargs: dict, buffers=None):
+    def __init__(self, env_id: str, num_games: int, env_kwargs: dict, buffers=None, rows: slice | None = None,
+                 signal: tuple | None = None):
         self.venv = BatchedEnv(env_id, num_games, env_kwargs)
+        self.block = None
         if buffers is not None:
-            self.venv._use_buffers(*_views(buffers, num_games, self.venv))
+            self.block = _Block(buffers, self.venv).rows(rows)
+            self.venv._use_buffers(self.block.obs, self.block.masks, self.block.alive)
+        self.done, self.status = (None, None) if signal is None else (signal[0], _status(buffers, signal[1]))
 
-    def step(self, actions):
+    def replied(self, cmd: str, sent: bool) -> None:
+        """After a step's answer: say in the shared status whether the parent must read the
+        pipe (1: the infos that went whole, or the step's error) or not (0), then release
+        the parent (``done``)."""
+        if cmd == "step" and self.done is not None:
+            self.status[0] = int(sent)
+            self.done.release()
+
+    def step(self, actions=None):
+        """One step of the shard's games, with ``actions`` or (None) the actions in the block;
+        returns ``(rewards, terminated, truncated, (ticks, blocked, whole))`` (:func:`pack_infos`),
+        or with a block only ``whole``, the rest written into it."""
+        block = self.block
+        if actions is None:
+            actions = block.actions
         rewards, terminated, truncated, infos = self.venv._advance(actions, checked=True)
-        return rewards, terminated, truncated, pack_infos(infos, self.venv.possible_agents)
+        ticks, blocked, whole = pack_infos(infos, self.venv.possible_agents)
+        if block is None:
+            return rewards, terminated, truncated, (ticks, blocked, whole)
+        block.rewards[...] = rewards
+        block.terminated[...] = terminated
+        block.truncated[...] = truncated
+        block.ticks[...] = ticks
+        block.blocked[...] = blocked
+        if not whole:
+            return ANSWERED
+        for k, info in whole.items():  # an episode's end: its final arrays go through the block too
+            for key in _FINAL:
+                if key in info:
+                    getattr(block, key)[k] = info[key]
+                    info[key] = None  # (the key keeps its place; the parent reads the block)
+        return whole
 
     def reset(self, seeds):
         return self.venv._reset_arrays(seeds)
@@ -88,63 +136,130 @@ class _Shard:
         self.venv.close()
 
 
-def pack_infos(infos: list[dict], names: Sequence[str]) -> tuple[list[int], dict[int, dict]]:
-    """A shard's step infos for the pipe: ``(ticks, whole)``. A game whose info is
-    only ``{"agents": AgentInfos}`` of the fast path with every seat acting in seat
-    order, no action replaced and none blocked (almost every game on almost every
-    step) is sent as its tick alone: its joint action is the row of the actions the
-    parent sent (:func:`unpack_infos` rebuilds it). Any other info (an episode's
-    end, a replaced or blocked action, the reference path's dicts) goes whole in
-    ``whole``, by game index. Pickling and unpickling every game's mapping cost the
-    parent 90 µs and the worker 80-160 µs a step of 32 games."""
+def pack_infos(infos: list[dict], names: Sequence[str]) -> tuple[list[int], list[int], dict[int, dict]]:
+    """A shard's step infos for the parent: ``(ticks, blocked, whole)``. A game whose
+    info is only ``{"agents": AgentInfos}`` of the fast path with every seat acting in
+    seat order and no action replaced (almost every game on almost every step) is
+    sent as its tick and a bit mask of the seats whose action was blocked (bit ``s``:
+    seat ``s``; the info says only *whether* an action was blocked): its joint action
+    is the row of the actions the parent sent (:func:`unpack_infos` rebuilds it). Any
+    other info (an episode's end, a replaced action, the reference path's dicts) goes
+    whole in ``whole``, by game index, with tick -1. Pickling and unpickling every
+    game's mapping cost the parent 90 µs and the worker 80-160 µs a step of 32 games;
+    sending Wok Star's blocked actions (a third of the games of a random batch) whole
+    cost each side about 50 µs."""
     ticks: list[int] = []
+    blocked: list[int] = []
     whole: dict[int, dict] = {}
     names = list(names)
     for k, info in enumerate(infos):
         agents = info.get("agents")
-        if (len(info) == 1 and type(agents) is AgentInfos and not agents._replaced and not agents._blocked
-                and list(agents._joint) == names):
+        if len(info) == 1 and type(agents) is AgentInfos and not agents._replaced and list(agents._joint) == names:
             ticks.append(agents._tick)
+            stopped = agents._blocked
+            blocked.append(sum(1 << s for s, a in enumerate(names) if a in stopped) if stopped else 0)
         else:
             ticks.append(-1)
+            blocked.append(0)
             whole[k] = info
-    return ticks, whole
+    return ticks, blocked, whole
 
 
-def unpack_infos(packed: tuple[list[int], dict[int, dict]], rows: list[list[int]], names: Sequence[str]) -> list[dict]:
+def unpack_infos(packed: tuple[list[int], list[int], dict[int, dict]], rows: list[list[int]],
+                 names: Sequence[str]) -> list[dict]:
     """The infos of :func:`pack_infos` again, the joint actions from ``rows`` (the
     shard's actions as lists, seat order): equal to what the worker's shard built."""
-    ticks, whole = packed
-    return [whole[k] if tick < 0 else {"agents": AgentInfos(dict(zip(names, row)), _NONE, _NONE, tick)}
-            for k, (tick, row) in enumerate(zip(ticks, rows))]
+    ticks, blocked, whole = packed
+    out = []
+    for k, (tick, bits, row) in enumerate(zip(ticks, blocked, rows)):
+        if tick < 0:
+            out.append(whole[k])
+        else:
+            stopped = frozenset(a for s, a in enumerate(names) if bits >> s & 1) if bits else _NONE
+            out.append({"agents": AgentInfos(dict(zip(names, row)), _NONE, stopped, tick)})
+    return out
 
 
 #: What a worker's shard answers (its arrays are in shared memory).
 COMMANDS = {
-    "step": lambda shard, actions: shard.step(actions),
+    "step": lambda shard, actions: shard.step(actions),  # None: the actions are in the shared block
     "reset": lambda shard, seeds: shard.reset(seeds),
     "close": lambda shard, _: shard.close(),
 }
 
 
-def _worker(conn, env_id: str, num_games: int, env_kwargs: dict, buffers=None, spin_s: float = 0.0) -> None:
-    serve(conn, lambda: _Shard(env_id, num_games, env_kwargs, buffers), COMMANDS, spin_s=spin_s)
+def _worker(conn, env_id: str, rows: slice, env_kwargs: dict, buffers=None, spin_s: float = 0.0,
+            signal: tuple | None = None) -> None:
+    serve(conn, lambda: _Shard(env_id, rows.stop - rows.start, env_kwargs, buffers, rows, signal), COMMANDS,
+          spin_s=spin_s, replied=lambda cmd, shard, sent: shard.replied(cmd, sent))
 
 
-def _buffers(ctx, num_games: int, probe: BatchedEnv) -> tuple:
-    """Shared memory for one shard: observations, masks, alive (raw bytes; :func:`_views` shapes them)."""
-    p = probe.num_seats
-    return (ctx.RawArray("b", num_games * p * probe.obs_size * 4), ctx.RawArray("b", num_games * p * probe.n_actions),
-            ctx.RawArray("b", num_games * p))
+def _status(buffers: dict, k: int) -> np.ndarray:
+    """Worker ``k``'s status word in the shared memory (see :meth:`_Shard.replied`)."""
+    return np.frombuffer(buffers["status"], dtype=np.int64)[k:k + 1]
 
 
-def _views(buffers: tuple, num_games: int, shape_of) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """numpy arrays over a shard's shared memory: ``(obs, masks, alive)``."""
-    o, m, a = buffers
-    p = shape_of.num_seats
-    return (np.frombuffer(o, dtype=np.float32).reshape(num_games, p, shape_of.obs_size),
-            np.frombuffer(m, dtype=np.int8).reshape(num_games, p, shape_of.n_actions),
-            np.frombuffer(a, dtype=np.bool_).reshape(num_games, p))
+def _await_answer(done, proc, spin_s: float, clock=time.perf_counter) -> None:
+    """Wait until the worker ``proc`` releases ``done`` (its step's answer is written):
+    poll for up to ``spin_s`` seconds, then block, looking every 50 ms whether the
+    worker died (a :class:`WorkerError`, ``died=True``, with its exit code)."""
+    if spin_s:
+        end = clock() + spin_s
+        acquire = done.acquire
+        while not acquire(False):
+            if clock() > end:
+                break
+        else:
+            return
+    while not done.acquire(True, ANSWER_CHECK_S):
+        if proc.exitcode is not None:
+            raise _died(proc, LABEL, "before it answered", EOFError("no answer"))
+
+
+#: The arrays of a :class:`_Block`: name -> (dtype, shape after the game axis, in units of
+#: (seats, observation size, actions)).
+_BLOCK = {
+    "obs": (np.float32, ("p", "d")), "masks": (np.int8, ("p", "a")), "alive": (np.bool_, ("p",)),
+    "actions": (np.int64, ("p",)), "rewards": (np.float64, ("p",)), "terminated": (np.bool_, ("p",)),
+    "truncated": (np.bool_, ("p",)), "ticks": (np.int64, ()), "blocked": (np.int64, ()),
+    "final_observation": (np.float32, ("p", "d")), "final_action_mask": (np.int8, ("p", "a")),
+}
+
+
+#: The arrays of an episode's end in its info that a worker writes into the block (a game's final
+#: observation and masks: 8 kB of Wok Star's, and most steps of a batch end some game).
+_FINAL = ("final_observation", "final_action_mask")
+
+
+def _buffers(ctx, num_games: int, probe: BatchedEnv, workers: int) -> dict:
+    """Shared memory for every game of the batch, one ``RawArray`` of bytes per array of
+    :data:`_BLOCK` (:class:`_Block` shapes them); each shard reads and writes its own rows.
+    And ``status``: one word per worker (:meth:`_Shard.replied`)."""
+    buffers = {name: ctx.RawArray("b", num_games * int(np.prod(_dims(dims, probe), dtype=np.int64)) * np.dtype(dt).itemsize)
+               for name, (dt, dims) in _BLOCK.items()}
+    buffers["status"] = ctx.RawArray("b", 8 * workers)
+    return buffers
+
+
+def _dims(dims: tuple, shape_of) -> tuple[int, ...]:
+    sizes = {"p": shape_of.num_seats, "d": shape_of.obs_size, "a": shape_of.n_actions}
+    return tuple(sizes[k] for k in dims)
+
+
+class _Block:
+    """numpy arrays over the shared memory of :func:`_buffers`, one attribute per entry of
+    :data:`_BLOCK`, each with the game axis first; :meth:`rows` takes a shard's games."""
+
+    def __init__(self, buffers: dict | None, shape_of, arrays: dict | None = None):
+        if arrays is None:
+            arrays = {name: np.frombuffer(buffers[name], dtype=dt).reshape(-1, *_dims(dims, shape_of))
+                      for name, (dt, dims) in _BLOCK.items()}
+        self.arrays = arrays
+        for name, arr in arrays.items():
+            setattr(self, name, arr)
+
+    def rows(self, sl: slice) -> "_Block":
+        return _Block(None, None, {name: arr[sl] for name, arr in self.arrays.items()})
 
 
 def _count(name: str, value: Any) -> int:
@@ -173,7 +288,7 @@ class ProcessBatchedEnv:
         self._closed = False  # first: close() (and __del__) work whatever fails below
         self._local: BatchedEnv | None = None
         self._remotes: list[Remote] = []
-        self._shared: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = []  # each worker's (obs, masks, alive)
+        self._signals: list[tuple] = []  # each worker's (done semaphore, status word): how a step answers
         num_games = _count("num_games", num_games)
         workers = _count("workers", (os.cpu_count() or 1) if workers is None else workers)
         workers = min(workers, num_games)
@@ -190,19 +305,27 @@ class ProcessBatchedEnv:
         self._action_names = list(probe.envs[0].action_table.names(range(self.n_actions)))
         bounds = np.linspace(0, self.num_games, workers + 1).round().astype(int)
         self._slices = [slice(int(a), int(b)) for a, b in zip(bounds[:-1], bounds[1:])]
-        self.alive = np.zeros((self.num_games, self.num_seats), dtype=bool)
-        self._masks = np.zeros((self.num_games, self.num_seats, self.n_actions), dtype=np.int8)
         self._flat_rows = np.arange(self.num_games * self.num_seats)
         self._broken: WorkerError | None = None  # a worker died: only close() is left
         self._not_ready: str | None = "call reset() before step()"  # why step() refuses now
         try:
-            self._local = BatchedEnv(env_id, self._slices[0].stop, self.env_kwargs)
-            ctx = mp.get_context("spawn")
-            for sl in self._slices[1:]:
-                size = sl.stop - sl.start
-                buffers = _buffers(ctx, size, probe)
-                self._remotes.append(Remote(ctx, _worker, (env_id, size, self.env_kwargs, buffers, self.spin_s), LABEL))
-                self._shared.append(_views(buffers, size, probe))
+            self._local = local = BatchedEnv(env_id, self._slices[0].stop, self.env_kwargs)
+            self._block: _Block | None = None
+            if len(self._slices) > 1:  # every game's rows in one shared block: each shard writes its own
+                ctx = mp.get_context("spawn")
+                buffers = _buffers(ctx, self.num_games, probe, len(self._slices) - 1)
+                block = self._block = _Block(buffers, probe)
+                local._use_buffers(*(view[self._slices[0]] for view in (block.obs, block.masks, block.alive)))
+                for k, sl in enumerate(self._slices[1:]):
+                    done = ctx.Semaphore(0)
+                    self._signals.append((done, _status(buffers, k)))
+                    self._remotes.append(Remote(ctx, _worker, (env_id, sl, self.env_kwargs, buffers, self.spin_s,
+                                                               (done, k)), LABEL))
+            # the whole batch's arrays, written in place by the shards' steps (this process reads
+            # them between steps only, when no shard writes)
+            self._obs, self._masks, self.alive = local._obs, local._masks, local.alive
+            if self._block is not None:
+                self._obs, self._masks, self.alive = self._block.obs, self._block.masks, self._block.alive
             for r in self._remotes:
                 r.recv()  # built (or the worker's error)
         except BaseException:
@@ -244,9 +367,15 @@ class ProcessBatchedEnv:
             parts.append(local())
         except BaseException as e:  # noqa: BLE001 - raised below, once every answer is read
             errors.append(e)
-        for r in self._remotes:
+        for k, r in enumerate(self._remotes):
             try:
-                if self.spin_s:
+                if cmd == "step":  # the answer is in the shared block; the pipe holds only what went whole
+                    done, status = self._signals[k]
+                    _await_answer(done, r.proc, self.spin_s)
+                    if not status[0]:
+                        parts.append({})
+                        continue
+                elif self.spin_s:
                     wait_briefly(r.conn, self.spin_s)
                 parts.append(r.recv())
             except WorkerError as e:
@@ -275,18 +404,8 @@ class ProcessBatchedEnv:
         local = self._local
         sl0 = self._slices[0]
         parts = self._round("reset", [seeds[sl] for sl in self._slices[1:]], lambda: local._reset_arrays(seeds[sl0]))
-        obs, self._masks, self.alive = self._gather()
         self._not_ready = None
-        return obs, self._masks.copy(), [info for p in parts for info in p]
-
-    def _gather(self) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-        """Every shard's observations, masks and alive, stacked (fresh arrays):
-        this process's shard from its arrays, the workers' from shared memory."""
-        local = self._local
-        if not self._shared:
-            return local._obs.copy(), local._masks.copy(), local.alive.copy()
-        shards = [(local._obs, local._masks, local.alive), *self._shared]
-        return tuple(np.concatenate([sh[k] for sh in shards]) for k in range(3))
+        return self._obs.copy(), self._masks.copy(), [info for p in parts for info in p]
 
     def _check(self, acts: np.ndarray) -> None:
         if self._not_ready is not None:
@@ -318,20 +437,26 @@ class ProcessBatchedEnv:
         self._usable()
         acts = np.asarray(actions)
         self._check(acts)
-        local = self._local
+        local, block = self._local, self._block
         sl0 = self._slices[0]
-        parts = self._round("step", [acts[sl] for sl in self._slices[1:]],
-                            lambda: local._advance(acts[sl0], checked=True))
-        obs, self._masks, self.alive = self._gather()
-        if len(parts) == 1:
-            rewards, terminated, truncated, infos = parts[0]
-        else:
-            rewards, terminated, truncated = (np.concatenate([p[k] for p in parts]) for k in range(3))
+        if block is not None:  # the workers read their actions from the block (written before the pipe's message)
+            block.actions[sl0.stop:] = acts[sl0.stop:]
+        parts = self._round("step", [None] * len(self._remotes), lambda: local._advance(acts[sl0], checked=True))
+        rewards, terminated, truncated, infos = parts[0]
+        if block is not None:
+            rest = slice(sl0.stop, None)
+            rewards = np.concatenate([rewards, block.rewards[rest]])
+            terminated = np.concatenate([terminated, block.terminated[rest]])
+            truncated = np.concatenate([truncated, block.truncated[rest]])
             rows, names = acts.tolist(), self.possible_agents
-            infos = list(parts[0][3])
-            for sl, part in zip(self._slices[1:], parts[1:]):
-                infos += unpack_infos(part[3], rows[sl], names)
-        return obs, self._masks.copy(), rewards, terminated, truncated, infos
+            infos = list(infos)
+            for sl, whole in zip(self._slices[1:], parts[1:]):
+                for k, info in whole.items():
+                    for key in _FINAL:
+                        if key in info:
+                            info[key] = getattr(block, key)[sl.start + k].copy()
+                infos += unpack_infos((block.ticks[sl].tolist(), block.blocked[sl].tolist(), whole), rows[sl], names)
+        return self._obs.copy(), self._masks.copy(), rewards, terminated, truncated, infos
 
     def random_actions(self, rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
         """Uniformly random legal actions ``(N, P)`` for ``masks``."""

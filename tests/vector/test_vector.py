@@ -267,7 +267,9 @@ def test_process_form_through_shared_memory_gives_every_output_of_the_in_process
             actions = random_legal_actions(rng, a[1])
             a, b = local.step(actions), remote.step(actions)
             _assert_same_step(a, b)
-            assert not np.shares_memory(b[0], remote._shared[0][0]) and not np.shares_memory(b[1], remote._shared[0][1])
+            # the returned arrays are the caller's: none shares memory with the block the shards write
+            assert not np.shares_memory(b[0], remote._obs) and not np.shares_memory(b[1], remote._masks)
+            assert np.shares_memory(remote._local._obs, remote._obs)  # this process's shard writes the block too
 
 
 @pytest.mark.parametrize("num_games", [2, 12])  # the Python check of a few seats, the numpy check of many
@@ -325,17 +327,28 @@ def test_process_form_gives_the_in_process_infos_game_by_game(env_id, illegal, s
         assert seen["ended"] > 0 and (illegal == "raise" or seen["replaced"] > 0)
 
 
-def test_pack_infos_sends_only_the_ticks_of_plain_games():
-    venv = BatchedEnv("frying_master_v1", 4, {"players": 2})
+def test_pack_infos_sends_only_the_ticks_and_blocked_seats_of_plain_games():
+    venv = BatchedEnv("wok_star_v1", 12, {"players": 3})
     _, masks, _ = venv.reset(seed=0)
-    acts = random_legal_actions(np.random.default_rng(0), masks)
-    infos = venv._advance(acts)[3]
-    ticks, whole = process.pack_infos(infos, venv.possible_agents)
-    assert whole == {} and ticks == [venv.envs[i].engine.tick for i in range(4)]
-    _same_infos(process.unpack_infos((ticks, whole), acts.tolist(), venv.possible_agents), infos)
+    rng = np.random.default_rng(0)
+    names = venv.possible_agents
+    for _ in range(40):  # random chefs often reach for the same dice: some actions are blocked
+        acts = random_legal_actions(rng, masks)
+        infos = venv._advance(acts)[3]
+        masks = venv._masks
+        if any(x["agents"]._blocked for x in infos if len(x) == 1):
+            break
+    ticks, blocked, whole = process.pack_infos(infos, names)
+    plain = [k for k, x in enumerate(infos) if len(x) == 1]
+    assert sorted(whole) == [k for k in range(12) if k not in plain]
+    assert [ticks[k] for k in plain] == [venv.envs[k].engine.tick for k in plain]
+    assert [blocked[k] for k in plain] == [sum(1 << s for s, a in enumerate(names) if infos[k]["agents"][a]["blocked"])
+                                           for k in plain]
+    assert any(blocked)
+    _same_infos(process.unpack_infos((ticks, blocked, whole), acts.tolist(), names), infos)
     infos[2] = {**infos[2], "extra": 1}  # anything else goes whole
-    ticks, whole = process.pack_infos(infos, venv.possible_agents)
-    assert list(whole) == [2] and ticks[2] == -1
+    ticks, blocked, whole = process.pack_infos(infos, names)
+    assert 2 in whole and ticks[2] == -1
 
 
 def test_spin_s_defaults_to_polling_only_when_every_process_has_a_core(monkeypatch):
