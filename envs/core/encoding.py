@@ -33,6 +33,15 @@ class Encoder(ABC):
     def observe(self, engine: GameEngine, agent: str) -> np.ndarray:
         """float32 vector of ``layout.size`` entries within the layout's bounds."""
 
+    def observe_seats(self, engine: GameEngine, out: np.ndarray) -> None:
+        """Every seat's observation at once, in seat order (``engine.agents``), written
+        into ``out`` (float32 ``(len(engine.agents), layout.size)``): row ``k`` equals
+        ``observe(engine, engine.agents[k])``. The batched env's path when every seat
+        acts; a game whose observations are gathers of one per-state vector overrides
+        it with one gather for all seats (no per-seat array, no second copy)."""
+        for k, agent in enumerate(engine.agents):
+            out[k] = self.observe(engine, agent)
+
     @abstractmethod
     def global_state(self, engine: GameEngine) -> np.ndarray:
         """float32 vector of ``state_layout.size`` entries."""

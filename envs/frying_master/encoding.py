@@ -126,6 +126,7 @@ class FryingMasterEncoder(Encoder):
                 block = idx[s].reshape(n, -1)
                 idx[s] = np.roll(block, -i, axis=0).reshape(-1)
             self.perm.append(idx)
+        self._all_perms = np.stack(self.perm)  # (n, size): every seat's gather, for observe_seats
         self._seat_of = {a: i for i, a in enumerate(FryingMasterEngine.agent_ids(config))}
         self._choice_at = self.layout.slices["my_choice_turn"].start
         self._public = PublicObservationBuffer(self.layout, cat, n, S, self.fronts, PHASES)
@@ -162,6 +163,14 @@ class FryingMasterEncoder(Encoder):
         out = base.copy() if i == 0 else base[self.perm[i]]
         out[self._choice_at] = 1.0 if self._chooser == agent else 0.0
         return out
+
+    def observe_seats(self, engine: FryingMasterEngine, out: np.ndarray) -> None:
+        """Every chef's observation into ``out`` ``(n, size)``: one gather of the public part, then
+        each row's ``my_choice_turn``."""
+        np.take(self._absolute(engine), self._all_perms, out=out, mode="clip")
+        at, chooser = self._choice_at, self._chooser
+        for i, agent in enumerate(engine.agents):
+            out[i, at] = 1.0 if chooser == agent else 0.0
 
     # ------------------------------------------------------------------ global state
     def global_state(self, engine: FryingMasterEngine) -> np.ndarray:

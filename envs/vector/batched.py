@@ -272,7 +272,9 @@ class BatchedEnv:
         to ``engine.step_validated`` (with ``illegal_action="raise"`` the batch
         was checked against the masks already; with ``"noop"`` the engine's
         ``validate`` replaces illegal actions), and every live seat's observation
-        and mask are written straight into the stacked arrays. The env's own
+        and mask are written straight into the stacked arrays (when every seat
+        acts, the observations with the encoder's ``observe_seats``: one gather
+        for all seats). The env's own
         state (``agents``, its last step) is kept as ``env.step`` leaves it, so
         its methods (``last_step_details``, ``observe``, ``state``) and the
         per-game reference path (:meth:`_step_reference`) agree with it exactly
@@ -323,10 +325,9 @@ class BatchedEnv:
             if len(write) == p:
                 if len(acting) != p:  # (else every seat was alive already)
                     alive_all[i] = True
+                env.encoder.observe_seats(engine, o_arr)  # engine.agents: agent_ids(config), as possible_agents
                 for a in write:
-                    s = seat[a]
-                    o_arr[s] = observe(engine, a)
-                    m_arr[s] = mask(a)
+                    m_arr[seat[a]] = mask(a)
             else:  # some seats sit out: zeros, noop only
                 o_arr[:] = 0.0
                 m_arr[:] = 0

@@ -240,6 +240,10 @@ class WaroongEncoder(Encoder):
         """The observation of ``agent`` (the fast path: equal to :meth:`reference_observe`, see observation.py)."""
         return self.fast.observe(engine, engine.seat_of[agent])
 
+    def observe_seats(self, engine, out: np.ndarray) -> None:
+        """Every seat's observation into ``out`` (the fast path's one gather; see observation.py)."""
+        self.fast.observe_seats(engine, out)
+
     def reference_observe(self, engine, agent: str) -> np.ndarray:
         """The observation by its readable definition: :meth:`encode_view` of the agent's :class:`PublicView`
         (and, with ``own_picks``, of the agent's :func:`own_picks`)."""

@@ -129,6 +129,10 @@ class WokStarEncoder(Encoder):
         """``agent``'s observation (a fresh array; the shared frame is computed once per state)."""
         return self.plan.observe(engine, engine.seat[agent])
 
+    def observe_seats(self, engine, out: np.ndarray) -> None:
+        """Every chef's observation into ``out`` ``(n, size)``: one gather of the shared frame."""
+        np.take(self.plan.frame(engine), self.plan.all_gathers, out=out, mode="clip")
+
     def global_state(self, engine) -> np.ndarray:
         """``chef_0``'s observation followed by the hidden composition and top of the Regular deck."""
         v = self.state_layout.zeros()

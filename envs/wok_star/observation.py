@@ -94,6 +94,7 @@ class FramePlan:
         self.n = n
         self.size = layout.size
         self.gathers = seat_gathers(layout, n)
+        self.all_gathers = np.stack(self.gathers)  # (n, size): every seat's gather, for observe_seats
         #: every field's first index, as a plain int attribute ``o_<name>``
         for name, s in layout.slices.items():
             setattr(self, "o_" + name, s.start)

@@ -44,6 +44,11 @@ def fuzz(cfg: EnvConfiguration, games: int, seed0: int = 0, checks_per_game: int
             where = f"{cfg.name} seed={seed} step={steps}"
             for a in env.agents:
                 _check_obs(env, obs, a, where)
+            seats = np.full((len(env.possible_agents), env.encoder.layout.size), np.nan, dtype=np.float32)
+            env.encoder.observe_seats(env.engine, seats)  # the batched env's one gather for every seat
+            for k, a in enumerate(env.possible_agents):
+                if a in obs:
+                    assert np.array_equal(seats[k], obs[a]["observation"]), f"{where}: observe_seats row {k} != {a}'s"
             state = env.state()
             assert env.state_space.contains(state), f"{where}: state() leaves state_space"
             actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[rng.integers(int(obs[a]["action_mask"].sum()))])
