@@ -134,6 +134,14 @@ class GameEngine(ABC):
             self._mask_cache[agent] = m
         return m
 
+    def masks_into(self, out: np.ndarray) -> None:
+        """Every seat's legal-action mask, in seat order (``self.agents``), written into
+        ``out`` (int8 ``(len(agents), A)``): row ``k`` equals ``action_mask(agents[k])``.
+        The batched env's path when every seat acts; an engine that builds every seat's
+        mask in one array overrides it with one copy."""
+        for k, agent in enumerate(self.agents):
+            out[k] = self.action_mask(agent)
+
     def _noop_only_mask(self) -> np.ndarray:
         """After the game (or for a seat that sits out) only ``noop`` is legal: a wrapper that
         auto-resets, or an AEC agent stepping out with ``None``, still finds a legal action."""

@@ -326,8 +326,7 @@ class BatchedEnv:
                 if len(acting) != p:  # (else every seat was alive already)
                     alive_all[i] = True
                 env.encoder.observe_seats(engine, o_arr)  # engine.agents: agent_ids(config), as possible_agents
-                for a in write:
-                    m_arr[seat[a]] = mask(a)
+                engine.masks_into(m_arr)
             else:  # some seats sit out: zeros, noop only
                 o_arr[:] = 0.0
                 m_arr[:] = 0

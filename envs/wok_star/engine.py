@@ -244,6 +244,13 @@ class WokStarEngine(TickEngine):
             self._cache["masks"] = masks
         return masks
 
+    def masks_into(self, out: np.ndarray) -> None:
+        """Every chef's mask into ``out`` ``(n, A)``: one copy of :meth:`all_masks` (after the game: noop only)."""
+        if self.done:
+            super().masks_into(out)
+        else:
+            out[...] = self.all_masks()
+
     def why_illegal(self, agent: str, action: int) -> str:
         if agent not in self.seat:
             return f"no such agent; agents are {list(self.agents)}"

@@ -46,9 +46,12 @@ def fuzz(cfg: EnvConfiguration, games: int, seed0: int = 0, checks_per_game: int
                 _check_obs(env, obs, a, where)
             seats = np.full((len(env.possible_agents), env.encoder.layout.size), np.nan, dtype=np.float32)
             env.encoder.observe_seats(env.engine, seats)  # the batched env's one gather for every seat
+            masks = np.full((len(env.possible_agents), env.action_table.n), -1, dtype=np.int8)
+            env.engine.masks_into(masks)  # and its one copy of every seat's mask
             for k, a in enumerate(env.possible_agents):
                 if a in obs:
                     assert np.array_equal(seats[k], obs[a]["observation"]), f"{where}: observe_seats row {k} != {a}'s"
+                    assert np.array_equal(masks[k], obs[a]["action_mask"]), f"{where}: masks_into row {k} != {a}'s"
             state = env.state()
             assert env.state_space.contains(state), f"{where}: state() leaves state_space"
             actions = {a: int(np.flatnonzero(obs[a]["action_mask"])[rng.integers(int(obs[a]["action_mask"].sum()))])
