@@ -7,8 +7,8 @@ import time
 
 import pytest
 
-from envs.core.workers import (BLAS_THREAD_VARS, Remote, WorkerError, dispatch, first_error, one_blas_thread, receive,
-                               serve, stop_workers)
+from envs.core.workers import (ANSWERED, BLAS_THREAD_VARS, Remote, WorkerError, dispatch, first_error, one_blas_thread,
+                               receive, serve, stop_workers)
 
 COMMANDS = {"add": lambda obj, x: obj.append(x) or sum(obj), "fail": lambda obj, _: 1 / 0, "close": lambda obj, _: None}
 
@@ -78,6 +78,48 @@ def test_a_worker_answers_reports_errors_with_their_traceback_and_stops_on_close
         with pytest.raises(WorkerError, match=r"test worker \d+ died \(exit code 0\) before it answered") as e:
             receive(parent, proc, "test worker")
         assert e.value.died and e.value.pid == proc.pid and e.value.exitcode == 0
+    finally:
+        proc.kill()
+
+
+QUIET = {**COMMANDS, "quiet": lambda obj, x: obj.append(x) or ANSWERED}
+
+
+def _serve_quiet(conn, log):
+    serve(conn, _build_list, QUIET, replied=lambda cmd, obj, sent: log.send((cmd, list(obj), sent)))
+
+
+def test_a_command_that_answered_otherwise_sends_nothing_and_replied_sees_every_command():
+    """``ANSWERED`` (ProcessBatchedEnv's step, answered through shared memory) puts nothing on
+    the pipe; ``replied(cmd, obj, sent)`` runs after every command, ``sent`` saying whether a
+    result or an error went on the pipe."""
+    ctx = mp.get_context("spawn")
+    parent, child = ctx.Pipe()
+    log_in, log_out = ctx.Pipe(duplex=False)
+    proc = ctx.Process(target=_serve_quiet, args=(child, log_out), daemon=True)
+    proc.start()
+    child.close()
+    log_out.close()
+    try:
+        assert receive(parent, proc, "test worker") is None  # built (no hello)
+        parent.send(("quiet", 7))
+        parent.send(("add", 1))  # answered on the pipe: the next message there is this one's
+        assert receive(parent, proc, "test worker") == 18
+        parent.send(("fail", None))
+        with pytest.raises(WorkerError, match="ZeroDivisionError"):
+            receive(parent, proc, "test worker")
+        parent.send(("close", None))
+        assert receive(parent, proc, "test worker") is None
+        proc.join(timeout=10)
+        assert proc.exitcode == 0
+        seen = []
+        try:
+            while True:  # to the end of the log (the worker has exited)
+                seen.append(log_in.recv())
+        except EOFError:
+            pass
+        assert seen == [("quiet", [10, 7], False), ("add", [10, 7, 1], True), ("fail", [10, 7, 1], True),
+                        ("close", [10, 7, 1], True)]
     finally:
         proc.kill()
 
