@@ -84,8 +84,8 @@ class _Shard:
     actions there and writes the observations, masks, ``alive``, rewards, end
     flags and ticks there, so a step's message over the pipe is the command alone
     and the answer only the infos that :func:`pack_infos` cannot reduce to a tick
-    (almost always none). The pipe's messages order the two processes' reads and
-    writes of the block."""
+    (almost always none). The pipe's messages and the semaphore ``done`` order the
+    two processes' reads and writes of the block."""
 
     def __init__(self, env_id: str, num_games: int, env_kwargs: dict, buffers=None, rows: slice | None = None,
                  signal: tuple | None = None):
@@ -201,8 +201,8 @@ def _status(buffers: dict, k: int) -> np.ndarray:
 
 def _await_answer(done, proc, spin_s: float, clock=time.perf_counter) -> None:
     """Wait until the worker ``proc`` releases ``done`` (its step's answer is written):
-    poll for up to ``spin_s`` seconds, then block, looking every 50 ms whether the
-    worker died (a :class:`WorkerError`, ``died=True``, with its exit code)."""
+    poll for up to ``spin_s`` seconds, then block, looking every :data:`ANSWER_CHECK_S`
+    whether the worker died (a :class:`WorkerError`, ``died=True``, with its exit code)."""
     if spin_s:
         end = clock() + spin_s
         acquire = done.acquire
@@ -289,6 +289,7 @@ class ProcessBatchedEnv:
         self._local: BatchedEnv | None = None
         self._remotes: list[Remote] = []
         self._signals: list[tuple] = []  # each worker's (done semaphore, status word): how a step answers
+        self._block: _Block | None = None  # the shared arrays of every shard (with worker processes)
         num_games = _count("num_games", num_games)
         workers = _count("workers", (os.cpu_count() or 1) if workers is None else workers)
         workers = min(workers, num_games)
@@ -310,7 +311,6 @@ class ProcessBatchedEnv:
         self._not_ready: str | None = "call reset() before step()"  # why step() refuses now
         try:
             self._local = local = BatchedEnv(env_id, self._slices[0].stop, self.env_kwargs)
-            self._block: _Block | None = None
             if len(self._slices) > 1:  # every game's rows in one shared block: each shard writes its own
                 ctx = mp.get_context("spawn")
                 buffers = _buffers(ctx, self.num_games, probe, len(self._slices) - 1)
