@@ -49,6 +49,7 @@ import numpy as np
 
 from envs.core.errors import ConfigError
 from envs.core.policy import Policy, RandomLegalPolicy
+from envs.core.search import RULES, WIDEN
 from envs.core.seeding import make_rng
 
 from training.actor import NumpyActor
@@ -216,12 +217,12 @@ def _planner_option(text: str, k: str, v: str):
                               f"gain over the rollout policy's choice must exceed)")
         return z
     if k == "widen":
-        if v in ("random", "prior"):
+        if v in WIDEN:
             return v
         raise ConfigError(f"policy spec {text!r}: widen={v!r}; allowed: random (the rollout policy's choice, noop, "
                           f"then a seeded random order) or prior (the rollout policy's preference order)")
     if k == "rule":
-        if v in ("z", "t"):
+        if v in RULES:
             return v
         raise ConfigError(f"policy spec {text!r}: rule={v!r}; allowed: z (a gain must exceed z standard errors) or "
                           f"t (the Student-t quantile at z's level, with the paired worlds less one degrees of freedom)")

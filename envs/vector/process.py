@@ -87,34 +87,27 @@ class _Shard:
     (almost always none). The pipe's messages and the semaphore ``done`` order the
     two processes' reads and writes of the block."""
 
-    def __init__(self, env_id: str, num_games: int, env_kwargs: dict, buffers=None, rows: slice | None = None,
-                 signal: tuple | None = None):
-        self.venv = BatchedEnv(env_id, num_games, env_kwargs)
-        self.block = None
-        if buffers is not None:
-            self.block = _Block(buffers, self.venv).rows(rows)
-            self.venv._use_buffers(self.block.obs, self.block.masks, self.block.alive)
-        self.done, self.status = (None, None) if signal is None else (signal[0], _status(buffers, signal[1]))
+    def __init__(self, env_id: str, rows: slice, env_kwargs: dict, buffers: dict, signal: tuple):
+        self.venv = BatchedEnv(env_id, rows.stop - rows.start, env_kwargs)
+        self.block = _Block.over(buffers, self.venv).rows(rows)
+        self.venv._use_buffers(self.block.obs, self.block.masks, self.block.alive)
+        self.done, self.status = signal[0], _status(buffers, signal[1])
 
     def replied(self, cmd: str, sent: bool) -> None:
         """After a step's answer: say in the shared status whether the parent must read the
         pipe (1: the infos that went whole, or the step's error) or not (0), then release
         the parent (``done``)."""
-        if cmd == "step" and self.done is not None:
+        if cmd == "step":
             self.status[0] = int(sent)
             self.done.release()
 
-    def step(self, actions=None):
-        """One step of the shard's games, with ``actions`` or (None) the actions in the block;
-        returns ``(rewards, terminated, truncated, (ticks, blocked, whole))`` (:func:`pack_infos`),
-        or with a block only ``whole``, the rest written into it."""
+    def step(self):
+        """One step of the shard's games with the actions in the block; writes the rest of the
+        answer into the block and returns :data:`ANSWERED`, or the infos that go whole
+        (:func:`pack_infos`), their final arrays written into the block."""
         block = self.block
-        if actions is None:
-            actions = block.actions
-        rewards, terminated, truncated, infos = self.venv._advance(actions, checked=True)
+        rewards, terminated, truncated, infos = self.venv._advance(block.actions, checked=True)
         ticks, blocked, whole = pack_infos(infos, self.venv.possible_agents)
-        if block is None:
-            return rewards, terminated, truncated, (ticks, blocked, whole)
         block.rewards[...] = rewards
         block.terminated[...] = terminated
         block.truncated[...] = truncated
@@ -182,15 +175,16 @@ def unpack_infos(packed: tuple[list[int], list[int], dict[int, dict]], rows: lis
 
 #: What a worker's shard answers (its arrays are in shared memory).
 COMMANDS = {
-    "step": lambda shard, actions: shard.step(actions),  # None: the actions are in the shared block
+    "step": lambda shard, _: shard.step(),  # the actions are in the shared block
     "reset": lambda shard, seeds: shard.reset(seeds),
     "close": lambda shard, _: shard.close(),
 }
 
 
-def _worker(conn, env_id: str, rows: slice, env_kwargs: dict, buffers=None, spin_s: float = 0.0,
-            signal: tuple | None = None) -> None:
-    serve(conn, lambda: _Shard(env_id, rows.stop - rows.start, env_kwargs, buffers, rows, signal), COMMANDS,
+def _worker(conn, env_id: str, rows: slice, env_kwargs: dict, buffers: dict, spin_s: float, signal: tuple) -> None:
+    """A worker process: the shard of games ``rows`` over the shared ``buffers``; ``signal``:
+    its ``(done semaphore, status index)``."""
+    serve(conn, lambda: _Shard(env_id, rows, env_kwargs, buffers, signal), COMMANDS,
           spin_s=spin_s, replied=lambda cmd, shard, sent: shard.replied(cmd, sent))
 
 
@@ -250,16 +244,19 @@ class _Block:
     """numpy arrays over the shared memory of :func:`_buffers`, one attribute per entry of
     :data:`_BLOCK`, each with the game axis first; :meth:`rows` takes a shard's games."""
 
-    def __init__(self, buffers: dict | None, shape_of, arrays: dict | None = None):
-        if arrays is None:
-            arrays = {name: np.frombuffer(buffers[name], dtype=dt).reshape(-1, *_dims(dims, shape_of))
-                      for name, (dt, dims) in _BLOCK.items()}
+    def __init__(self, arrays: dict[str, np.ndarray]):
         self.arrays = arrays
         for name, arr in arrays.items():
             setattr(self, name, arr)
 
+    @classmethod
+    def over(cls, buffers: dict, shape_of) -> "_Block":
+        """The arrays of every game over ``buffers`` (``shape_of``: a BatchedEnv of the env, for the sizes)."""
+        return cls({name: np.frombuffer(buffers[name], dtype=dt).reshape(-1, *_dims(dims, shape_of))
+                    for name, (dt, dims) in _BLOCK.items()})
+
     def rows(self, sl: slice) -> "_Block":
-        return _Block(None, None, {name: arr[sl] for name, arr in self.arrays.items()})
+        return _Block({name: arr[sl] for name, arr in self.arrays.items()})
 
 
 def _count(name: str, value: Any) -> int:
@@ -314,7 +311,7 @@ class ProcessBatchedEnv:
             if len(self._slices) > 1:  # every game's rows in one shared block: each shard writes its own
                 ctx = mp.get_context("spawn")
                 buffers = _buffers(ctx, self.num_games, probe, len(self._slices) - 1)
-                block = self._block = _Block(buffers, probe)
+                block = self._block = _Block.over(buffers, probe)
                 local._use_buffers(*(view[self._slices[0]] for view in (block.obs, block.masks, block.alive)))
                 for k, sl in enumerate(self._slices[1:]):
                     done = ctx.Semaphore(0)

@@ -150,7 +150,8 @@ def _small_bytes(block: np.ndarray) -> bytes:
 class ObservationBuilder:
     """Builds :class:`WaroongEncoder` observations from the engine (see the module docstring)."""
 
-    __slots__ = ("enc", "n", "size", "perms", "all_perms", "no_memory", "own_picks", "zeros", "zeros_n", "hot", "phase_hot", "no_pending",
+    __slots__ = ("enc", "n", "size", "perms", "all_perms", "no_memory", "own_picks", "zeros", "zeros_n", "hot",
+                 "phase_hot", "no_pending",
                  "variants", "cook_own", "must", "visible", "_display_cache", "_pile_cache",
                  "customer_vp", "_held_cache", "menu_field_bytes", "cookable_bytes",
                  "menu_dish", "n_dishes", "char_hot", "no_turn_events")
@@ -196,20 +197,14 @@ class ObservationBuilder:
     # ------------------------------------------------------------------ per viewer
     def observe(self, eng: "WaroongEngine", seat: int) -> np.ndarray:
         """The observation of ``seat``: a fresh float32 array, equal to ``encode_view(public.build(eng, seat))``."""
-        cache = eng.obs_cache
-        if cache is None or cache[0] is not self or cache[1] != eng.tick or cache[2] != eng.state_version:
-            cache = eng.obs_cache = (self, eng.tick, eng.state_version, self.source(eng))
-        src = cache[3]
+        src = self._current_source(eng)
         if src is None:  # a state with values outside 0..255: the readable definition
             return self.enc.reference_observe(eng, eng.agents[seat])
         return src[self.perms[seat]]
 
     def observe_seats(self, eng: "WaroongEngine", out: np.ndarray) -> None:
         """Every seat's observation into ``out`` ``(n, size)``, equal to :meth:`observe` of each: one gather."""
-        cache = eng.obs_cache
-        if cache is None or cache[0] is not self or cache[1] != eng.tick or cache[2] != eng.state_version:
-            cache = eng.obs_cache = (self, eng.tick, eng.state_version, self.source(eng))
-        src = cache[3]
+        src = self._current_source(eng)
         if src is None:
             for seat in range(self.n):
                 out[seat] = self.enc.reference_observe(eng, eng.agents[seat])
@@ -217,6 +212,13 @@ class ObservationBuilder:
             np.take(src, self.all_perms, out=out, mode="clip")
 
     # ------------------------------------------------------------------ once per state
+    def _current_source(self, eng: "WaroongEngine") -> np.ndarray | None:
+        """:meth:`source` of ``eng``'s current state, kept on the engine until its tick or state changes."""
+        cache = eng.obs_cache
+        if cache is None or cache[0] is not self or cache[1] != eng.tick or cache[2] != eng.state_version:
+            cache = eng.obs_cache = (self, eng.tick, eng.state_version, self.source(eng))
+        return cache[3]
+
     def source(self, eng: "WaroongEngine") -> np.ndarray | None:
         """The source vector of the current state (layout: :func:`source_offsets`); None if some
         count lies outside 0..255 (only a hand-made state can; ``observe`` then uses the definition)."""

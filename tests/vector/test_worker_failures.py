@@ -47,18 +47,18 @@ def _die():
     os.kill(os.getpid(), signal.SIGKILL)
 
 
-def _vector_worker_raising(conn, env_id, rows, env_kwargs, buffers=None, spin_s=0.0, signal=None):
+def _vector_worker_raising(conn, env_id, rows, env_kwargs, buffers, spin_s, signal):
     if rows.stop - rows.start == FAULTY_SHARD_GAMES:
         process.COMMANDS["step"] = _fail_on_second(process.COMMANDS["step"], _raise)
     process._worker(conn, env_id, rows, env_kwargs, buffers, spin_s, signal)
 
 
-def _vector_worker_dying(conn, env_id, rows, env_kwargs, buffers=None, spin_s=0.0, signal=None):
+def _vector_worker_dying(conn, env_id, rows, env_kwargs, buffers, spin_s, signal):
     process.COMMANDS["step"] = _fail_on_second(process.COMMANDS["step"], _die)
     process._worker(conn, env_id, rows, env_kwargs, buffers, spin_s, signal)
 
 
-def _vector_worker_not_building(conn, env_id, rows, env_kwargs, buffers=None, spin_s=0.0, signal=None):
+def _vector_worker_not_building(conn, env_id, rows, env_kwargs, buffers, spin_s, signal):
     if rows.stop - rows.start == FAULTY_SHARD_GAMES:
         env_kwargs = {**env_kwargs, "no_such_option": 1}
     process._worker(conn, env_id, rows, env_kwargs, buffers, spin_s, signal)
