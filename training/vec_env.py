@@ -29,7 +29,15 @@ observation, see :mod:`training.obs`). ``num_envs = n_copies * learners``.
   step the others at the same time, so the round trip to the workers is
   hidden behind local work. ``workers=1`` runs everything in the calling
   process. Results are the same for any ``workers`` and the same seed
-  (every copy draws from its own generator).
+  (every copy draws from its own generator). A step's arrays go through
+  memory shared with the workers (:mod:`training.worker`: the actions there,
+  the observations, rewards, dones, masks and ``alive`` back, a semaphore per
+  worker for the answer); only the infos of games that ended, and errors,
+  still go through the pipes. After answering, a worker polls its pipe for up
+  to ``spin_s`` seconds before it blocks, and this process polls each
+  worker's answer the same way: ``spin_s=None`` (the default) is
+  :data:`envs.core.workers.SPIN_S` when every process has a core of its own,
+  else 0 (always block; :func:`envs.core.workers.default_spin`).
 * Checks and failures: ``step`` checks the actions here, before anything is
   sent (integers, one per slot; with ``illegal_action="raise"`` an
   out-of-range or illegal action of a slot whose seat acts raises
@@ -59,10 +67,11 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import Remote, WorkerError, dispatch, first_error, one_blas_thread, refuse_if_unusable, stop_workers
+from envs.core.workers import (Remote, WorkerError, await_answer, default_spin, dispatch, first_error, one_blas_thread,
+                               refuse_if_unusable, status_word, stop_workers, wait_briefly)
 
 from training.copies import BridgeSettings, CopyGroup
-from training.worker import COMMANDS, worker_main
+from training.worker import COMMANDS, slot_arrays, slot_buffers, worker_main
 
 LABEL = "bridge worker"
 
@@ -113,9 +122,11 @@ _STATEFUL = ("reset", "step", "teacher_step")
 class MultiAgentVecEnv(VecEnv):
     """See the module docstring."""
 
-    def __init__(self, settings: BridgeSettings, n_copies: int, workers: int = 1):
+    def __init__(self, settings: BridgeSettings, n_copies: int, workers: int = 1, spin_s: float | None = None):
         self._closed = False  # first: close() (and __del__) work whatever fails below
         self._backends: list[Any] = []
+        self._signals: list[tuple] = []  # each worker's (semaphore, status word): how a step answers
+        self._block: dict[str, np.ndarray] | None = None  # every slot's arrays in shared memory (with workers)
         n_copies = _count("n_copies", n_copies)
         self.settings = settings
         self.n_copies = n_copies
@@ -130,22 +141,31 @@ class MultiAgentVecEnv(VecEnv):
         self._action_names = list(probe.action_table.names(range(enc.n_actions)))
         probe.close()
         self._parts = split(n_copies, self.workers)
+        self.spin_s = default_spin(spin_s, len(self._parts))
+        self._slots_per_backend = [len(p) * self.k for p in self._parts]
         self._broken: WorkerError | None = None  # a worker died: only close() is left
         self._not_ready: str | None = "call reset() before step()"  # why stepping refuses now
         self._waiting = False  # step_async() sent, step_wait() not yet called
         try:
             self._backends.append(_Local(settings, self._parts[0]))
-            if len(self._parts) > 1:
+            if len(self._parts) > 1:  # every slot's step answer in one shared block: each worker writes its rows
                 ctx = mp.get_context("spawn")
+                buffers = slot_buffers(ctx, n_copies * self.k, enc.size, enc.n_actions, len(self._parts) - 1)
+                self._block = slot_arrays(buffers, enc.size, enc.n_actions)
+                start = self._slots_per_backend[0]
                 with one_blas_thread():
-                    for part in self._parts[1:]:
-                        self._backends.append(Remote(ctx, worker_main, (settings, part), LABEL))
+                    for j, part in enumerate(self._parts[1:]):
+                        stop = start + len(part) * self.k
+                        done = ctx.Semaphore(0)
+                        self._signals.append((done, status_word(buffers["status"], j)))
+                        shared = (buffers, start, stop, self.spin_s, (done, j))
+                        self._backends.append(Remote(ctx, worker_main, (settings, part, shared), LABEL))
+                        start = stop
                 for b in self._backends[1:]:
                     b.recv()  # construction report (raises the worker's error if any)
         except BaseException:
             self.close()
             raise
-        self._slots_per_backend = [len(p) * self.k for p in self._parts]
         self._masks = np.ones((n_copies * self.k, enc.n_actions), dtype=bool)
         self._alive = np.zeros(n_copies * self.k, dtype=bool)
         self._rows = np.arange(n_copies * self.k)
@@ -173,8 +193,17 @@ class MultiAgentVecEnv(VecEnv):
         """Every backend's answer; on failure, raise once all are read (module doc)."""
         errors: list[BaseException] = []
         results: list[Any] = []
-        for b in self._backends:
+        for k, b in enumerate(self._backends):
             try:
+                if isinstance(b, Remote):
+                    if cmd == "step":  # the answer is in the shared block; the pipe holds the infos, or an error
+                        done, status = self._signals[k - 1]
+                        await_answer(done, b.proc, self.spin_s, LABEL)
+                        if not status[0]:
+                            results.append({})
+                            continue
+                    elif self.spin_s:
+                        wait_briefly(b.conn, self.spin_s)
                 results.append(b.recv())
             except BaseException as e:  # noqa: BLE001 - raised below, once every answer is read
                 if isinstance(b, Remote) and not isinstance(e, WorkerError):  # interrupted mid-read
@@ -236,8 +265,10 @@ class MultiAgentVecEnv(VecEnv):
         self._usable()
         actions = np.asarray(actions).reshape(-1)
         self._check_actions(actions)
-        bounds = np.cumsum([0] + self._slots_per_backend)
-        self._send_all("step", [actions[a:b] for a, b in zip(bounds[:-1], bounds[1:])])
+        n0 = self._slots_per_backend[0]
+        if self._block is not None:  # the workers read their actions there (written before the pipe's message)
+            self._block["actions"][n0:] = actions[n0:]
+        self._send_all("step", [actions[:n0]] + [None] * (len(self._backends) - 1))
         self._waiting = True
 
     def step_wait(self):
@@ -251,12 +282,16 @@ class MultiAgentVecEnv(VecEnv):
         if len(results) == 1:  # every array is fresh from the copies already
             obs, rewards, dones, infos, self._masks, self._alive = results[0]
             return obs, rewards, dones, infos
-        obs = np.concatenate([r[0] for r in results])
-        rewards = np.concatenate([r[1] for r in results])
-        dones = np.concatenate([r[2] for r in results])
-        infos = [info for r in results for info in r[3]]
-        self._masks = np.concatenate([r[4] for r in results])
-        self._alive = np.concatenate([r[5] for r in results])
+        # this process's slots first, then every worker's rows of the block, copied out (fresh arrays)
+        local, block, rest = results[0], self._block, slice(self._slots_per_backend[0], None)
+        obs = np.concatenate([local[0], block["obs"][rest]])
+        rewards = np.concatenate([local[1], block["rewards"][rest]])
+        dones = np.concatenate([local[2], block["dones"][rest]])
+        infos = list(local[3])
+        for size, whole in zip(self._slots_per_backend[1:], results[1:]):  # {slot: info} of its ended games
+            infos += [whole.get(i, {}) for i in range(size)]
+        self._masks = np.concatenate([local[4], block["masks"][rest]])
+        self._alive = np.concatenate([local[5], block["alive"][rest]])
         return obs, rewards, dones, infos
 
     def action_masks(self) -> np.ndarray:

@@ -62,21 +62,17 @@ from __future__ import annotations
 
 import multiprocessing as mp
 import os
-import time
 from typing import Any, Mapping, Sequence
 
 import numpy as np
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import (ANSWERED, Remote, WorkerError, _died, first_error, refuse_if_unusable, serve, stop_workers,
+from envs.core.workers import (ANSWER_CHECK_S, ANSWERED, SPIN_S, Remote, WorkerError, answer_step, await_answer,  # noqa: F401
+                               default_spin, first_error, refuse_if_unusable, serve, status_word, stop_workers,
                                wait_briefly)
 from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, random_legal_actions, seeds_for
 
 LABEL = "vector worker"
-#: How long (s) a process polls for the next message before it blocks, by default (see ``spin_s``).
-SPIN_S = 0.005
-#: While blocked on a step's answer, how often (s) the worker is looked at (a dead one is an error).
-ANSWER_CHECK_S = 0.05
 
 class _Shard:
     """A worker's games: a :class:`BatchedEnv` whose arrays are its rows of the
@@ -98,8 +94,7 @@ class _Shard:
         pipe (1: the infos that went whole, or the step's error) or not (0), then release
         the parent (``done``)."""
         if cmd == "step":
-            self.status[0] = int(sent)
-            self.done.release()
+            answer_step(self.status, self.done, sent)
 
     def step(self):
         """One step of the shard's games with the actions in the block; writes the rest of the
@@ -190,24 +185,7 @@ def _worker(conn, env_id: str, rows: slice, env_kwargs: dict, buffers: dict, spi
 
 def _status(buffers: dict, k: int) -> np.ndarray:
     """Worker ``k``'s status word in the shared memory (see :meth:`_Shard.replied`)."""
-    return np.frombuffer(buffers["status"], dtype=np.int64)[k:k + 1]
-
-
-def _await_answer(done, proc, spin_s: float, clock=time.perf_counter) -> None:
-    """Wait until the worker ``proc`` releases ``done`` (its step's answer is written):
-    poll for up to ``spin_s`` seconds, then block, looking every :data:`ANSWER_CHECK_S`
-    whether the worker died (a :class:`WorkerError`, ``died=True``, with its exit code)."""
-    if spin_s:
-        end = clock() + spin_s
-        acquire = done.acquire
-        while not acquire(False):
-            if clock() > end:
-                break
-        else:
-            return
-    while not done.acquire(True, ANSWER_CHECK_S):
-        if proc.exitcode is not None:
-            raise _died(proc, LABEL, "before it answered", EOFError("no answer"))
+    return status_word(buffers["status"], k)
 
 
 #: The arrays of a :class:`_Block`: name -> (dtype, shape after the game axis, in units of
@@ -266,15 +244,8 @@ def _count(name: str, value: Any) -> int:
 
 
 def _spin(spin_s: float | None, workers: int) -> float:
-    """``spin_s`` checked, or the default: :data:`SPIN_S` when every process has a
-    core of its own (this process's CPU affinity), else 0 (a process that polls
-    would take a core another one needs)."""
-    if spin_s is None:
-        cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else (os.cpu_count() or 1)
-        return SPIN_S if workers <= cores else 0.0
-    if isinstance(spin_s, bool) or not isinstance(spin_s, (int, float)) or not 0 <= spin_s <= 1:
-        raise ValueError(f"spin_s must be a number of seconds from 0 to 1 (0: always block), got {spin_s!r}")
-    return float(spin_s)
+    """``spin_s`` checked, or the default (:func:`envs.core.workers.default_spin`)."""
+    return default_spin(spin_s, workers)
 
 
 class ProcessBatchedEnv:
@@ -368,7 +339,7 @@ class ProcessBatchedEnv:
             try:
                 if cmd == "step":  # the answer is in the shared block; the pipe holds only what went whole
                     done, status = self._signals[k]
-                    _await_answer(done, r.proc, self.spin_s)
+                    await_answer(done, r.proc, self.spin_s, LABEL)
                     if not status[0]:
                         parts.append({})
                         continue

@@ -277,6 +277,55 @@ def test_split_is_contiguous_and_balanced():
     assert split(3, 1) == [[0, 1, 2]]
 
 
+def test_a_worker_answers_a_step_through_the_shared_block_and_sends_only_the_infos_of_ended_games(toy_registry):
+    """The worker's side of a step (training.worker.SharedSlots), in this process: it reads its
+    actions from its rows of the block, writes there what CopyGroup.step returns, and answers
+    ANSWERED, or {slot: info} of the slots whose game ended."""
+    import multiprocessing as mp
+
+    from envs.core.workers import ANSWERED
+    from training.copies import CopyGroup
+    from training.worker import SharedSlots, slot_arrays, slot_buffers
+
+    spec = EnvSpec.resolve("toy_v0", {"players": 2})
+    settings = BridgeSettings(spec, SeatingRule(1, "cycle", {"random": 1.0}, 3, 0.5), RewardRule(), False, True, 0)
+    ours, twin = CopyGroup(settings, [1, 2]), CopyGroup(settings, [1, 2])  # slots 1-2 of a bridge of 4
+    d, a = ours.encoder.size, ours.encoder.n_actions
+    ctx = mp.get_context("spawn")
+    buffers = slot_buffers(ctx, 4, d, a, 1)
+    block = slot_arrays(buffers, d, a)
+    done = ctx.Semaphore(0)
+    slots = SharedSlots(buffers, 1, 3, d, a, (done, 0))
+    seeds = [5, 6]
+    ours.reset(seeds)
+    _, masks = twin.reset(seeds)
+    rng = np.random.default_rng(0)
+    answers = []
+    for _ in range(40):
+        acts = np.array([rng.choice(np.flatnonzero(m)) for m in masks])
+        block["actions"][1:3] = acts
+        block["actions"][[0, 3]] = -1  # other slots' rows: never read
+        answer = slots.step(ours)
+        slots.replied("step", answer is not ANSWERED)
+        assert done.acquire(False) and not done.acquire(False)  # released once per step
+        assert slots.status[0] == (answer is not ANSWERED)  # 1: read the pipe too
+        obs, rewards, dones, infos, masks = twin.step(acts)
+        for name, want in (("obs", obs), ("rewards", rewards), ("dones", dones), ("masks", masks)):
+            np.testing.assert_array_equal(block[name][1:3], want)
+        ended = {i: info for i, info in enumerate(infos) if info}
+        if ended:
+            assert answer.keys() == ended.keys()
+            for i in ended:
+                np.testing.assert_array_equal(answer[i]["terminal_observation"], ended[i]["terminal_observation"])
+                assert {k: v for k, v in answer[i].items() if k != "terminal_observation"} == \
+                    {k: v for k, v in ended[i].items() if k != "terminal_observation"}
+        else:
+            assert answer is ANSWERED
+        answers.append(answer)
+    assert any(x is ANSWERED for x in answers) and any(x is not ANSWERED for x in answers)
+    assert (block["obs"][[0, 3]] == 0).all()  # the other slots' rows were not written
+
+
 def test_worker_side_modules_do_not_import_torch():
     """Bridge and evaluation workers start fast because they never import torch."""
     import subprocess
@@ -346,5 +395,6 @@ BRIDGE_DIGESTS = {"wok_star": "e2bc0ed9904cea7b", "frying_master": "c38cfbf9e5a0
 @pytest.mark.parametrize("game", sorted(BRIDGE_DIGESTS))
 def test_bridge_trajectories_are_those_recorded_before_the_throughput_work(game):
     assert _bridge_trajectory_digest(game, 1) == BRIDGE_DIGESTS[game]
-    if game == "waroong_wars":  # and the same over two processes
-        assert _bridge_trajectory_digest(game, 2) == BRIDGE_DIGESTS[game]
+    # and the same over two processes (the worker's answers through the shared block and, for the
+    # games that ended, its infos through the pipe)
+    assert _bridge_trajectory_digest(game, 2) == BRIDGE_DIGESTS[game]

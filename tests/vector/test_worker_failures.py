@@ -64,12 +64,19 @@ def _vector_worker_not_building(conn, env_id, rows, env_kwargs, buffers, spin_s,
     process._worker(conn, env_id, rows, env_kwargs, buffers, spin_s, signal)
 
 
-def _bridge_worker_raising(conn, settings, copy_indices):
+def _bridge_worker_raising(conn, settings, copy_indices, shared):
     from training import worker
 
     if copy_indices[0] == FAULTY_FIRST_COPY:
         worker.COMMANDS["step"] = _fail_on_second(worker.COMMANDS["step"], _raise)
-    worker.worker_main(conn, settings, copy_indices)
+    worker.worker_main(conn, settings, copy_indices, shared)
+
+
+def _bridge_worker_dying(conn, settings, copy_indices, shared):
+    from training import worker
+
+    worker.COMMANDS["step"] = _fail_on_second(worker.COMMANDS["step"], _die)
+    worker.worker_main(conn, settings, copy_indices, shared)
 
 
 # ---------------------------------------------------------------------------- helpers
@@ -269,6 +276,25 @@ def test_bridge_worker_killed_between_steps(closing):
     with pytest.raises(WorkerError, match=rf"bridge worker {procs[0].pid} died \(exit code -9, killed by SIGKILL\)"):
         venv.step(acts)
     for call in (lambda: venv.step(acts), venv.reset, venv.describe):
+        with pytest.raises(WorkerError, match="broken: bridge worker .* died"):
+            call()
+    _assert_closed_cleanly(venv, procs)
+
+
+def test_bridge_worker_that_dies_inside_a_step_is_a_worker_error_with_its_exit_code(closing, monkeypatch):
+    import training.vec_env
+
+    monkeypatch.setattr(training.vec_env, "worker_main", _bridge_worker_dying)
+    venv = closing(_bridge(2, 2))
+    rng = np.random.default_rng(0)
+    venv.reset()
+    venv.step(_masked(venv, rng))
+    procs = _procs(venv)
+    with pytest.raises(WorkerError, match=rf"bridge worker {procs[0].pid} died \(exit code -9, killed by SIGKILL\) "
+                                          r"before it answered") as e:
+        venv.step(_masked(venv, rng))  # its answer (a semaphore) never comes: the death is seen while waiting
+    assert e.value.died and e.value.exitcode == -9
+    for call in (lambda: venv.step(_masked(venv, rng)), venv.reset):
         with pytest.raises(WorkerError, match="broken: bridge worker .* died"):
             call()
     _assert_closed_cleanly(venv, procs)
