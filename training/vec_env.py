@@ -36,8 +36,9 @@ observation, see :mod:`training.obs`). ``num_envs = n_copies * learners``.
   still go through the pipes. After answering, a worker polls its pipe for up
   to ``spin_s`` seconds before it blocks, and this process polls each
   worker's answer the same way: ``spin_s=None`` (the default) is
-  :data:`envs.core.workers.SPIN_S` when every process has a core of its own,
-  else 0 (always block; :func:`envs.core.workers.default_spin`).
+  :data:`envs.core.workers.SPIN_S` when every process, and every torch
+  thread of this one (``torch.get_num_threads()`` when the bridge is built),
+  has a core of its own, else 0 (always block; :func:`spin_for`).
 * Checks and failures: ``step`` checks the actions here, before anything is
   sent (integers, one per slot; with ``illegal_action="raise"`` an
   out-of-range or illegal action of a slot whose seat acts raises
@@ -60,6 +61,7 @@ observation, see :mod:`training.obs`). ``num_envs = n_copies * learners``.
 from __future__ import annotations
 
 import multiprocessing as mp
+import sys
 from typing import Any, Sequence
 
 import numpy as np
@@ -115,6 +117,16 @@ def _count(name: str, value: Any) -> int:
     return int(value)
 
 
+def spin_for(spin_s: float | None, processes: int) -> float:
+    """``spin_s`` checked, or the default: :func:`envs.core.workers.default_spin` counting, besides
+    the ``processes`` that step copies, every torch thread of this process after the first (the
+    network's threads run between steps; a worker polling beside them on their core slowed a
+    two-thread update several times)."""
+    torch = sys.modules.get("torch")
+    threads = int(torch.get_num_threads()) if torch is not None else 1
+    return default_spin(spin_s, processes + max(0, threads - 1))
+
+
 #: Commands after whose failure the copies are in an unknown state (stepping waits for a reset).
 _STATEFUL = ("reset", "step", "teacher_step")
 
@@ -141,7 +153,7 @@ class MultiAgentVecEnv(VecEnv):
         self._action_names = list(probe.action_table.names(range(enc.n_actions)))
         probe.close()
         self._parts = split(n_copies, self.workers)
-        self.spin_s = default_spin(spin_s, len(self._parts))
+        self.spin_s = spin_for(spin_s, len(self._parts))
         self._slots_per_backend = [len(p) * self.k for p in self._parts]
         self._broken: WorkerError | None = None  # a worker died: only close() is left
         self._not_ready: str | None = "call reset() before step()"  # why stepping refuses now

@@ -326,6 +326,27 @@ def test_a_worker_answers_a_step_through_the_shared_block_and_sends_only_the_inf
     assert (block["obs"][[0, 3]] == 0).all()  # the other slots' rows were not written
 
 
+def test_workers_poll_only_when_every_process_and_torch_thread_has_a_core(monkeypatch):
+    import torch
+
+    from envs.core.workers import SPIN_S
+    from training.vec_env import spin_for
+
+    monkeypatch.setattr("os.sched_getaffinity", lambda pid: {0, 1}, raising=False)
+    threads = torch.get_num_threads()
+    try:
+        torch.set_num_threads(1)
+        assert spin_for(None, 2) == SPIN_S > 0
+        assert spin_for(None, 3) == 0.0
+        torch.set_num_threads(2)  # the network's second thread needs the second core
+        assert spin_for(None, 2) == 0.0 and spin_for(None, 1) == SPIN_S
+        assert spin_for(0.001, 2) == 0.001  # given: as given
+    finally:
+        torch.set_num_threads(threads)
+    with pytest.raises(ValueError, match="spin_s must be a number of seconds"):
+        spin_for(-1, 2)
+
+
 def test_worker_side_modules_do_not_import_torch():
     """Bridge and evaluation workers start fast because they never import torch."""
     import subprocess
