@@ -21,13 +21,15 @@ from training.trainer import _ppo_kwargs, plan_run
 
 
 def bench_bridge(cfg: dict, workers: int, steps: int) -> float:
+    import torch
+
     from training.vec_env import MultiAgentVecEnv
 
     plan = plan_run(cfg)
+    torch.set_num_threads(cfg["training"]["torch_threads"])  # as training sets it (the bridge's polling counts them)
     venv = MultiAgentVecEnv(plan.settings, cfg["training"]["env_copies"], workers)
     try:
-        if plan.uses_pool:
-            import torch  # noqa: F401  (a real network for the pool seats)
+        if plan.uses_pool:  # a real network for the pool seats
             from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
             from training.actor import NumpyActor

@@ -14,8 +14,9 @@ its own rows): the main process writes the slots' actions there before it sends
 the bare command; the worker steps, writes the observations, rewards, dones,
 masks and ``alive`` there, and answers by a semaphore
 (:func:`envs.core.workers.answer_step`). Only the infos of the slots whose game
-ended (almost every step has none) and errors still go through the pipe.
-Pickling a group's whole answer and reading it cost each side 100 µs a step.
+ended (most steps have none) and errors still go through the pipe. Pickling a
+group's whole answer cost the worker about 100 µs a step, and the main process
+received it 85-95 µs after that.
 """
 
 from __future__ import annotations

@@ -36,8 +36,9 @@ before it blocks, and this process polls each worker's semaphore (a reset's
 answer: its pipe) the same way (waking from a blocking read cost a step of 64
 games 10% on this project's virtual machine; reading a step's answer from the
 pipe, 20-60 µs more than the semaphore and the block, on each side). While
-blocked on a step's answer it looks every :data:`ANSWER_CHECK_S` whether the
-worker died. ``spin_s=None`` (the default) is :data:`SPIN_S` when every process
+blocked on a step's answer it looks every
+:data:`envs.core.workers.ANSWER_CHECK_S` whether the worker died.
+``spin_s=None`` (the default) is :data:`envs.core.workers.SPIN_S` when every process
 has a core of its own (this process's CPU affinity), else 0: always block.
 
 Failures (:class:`envs.core.workers.WorkerError`, with the worker's pid and
@@ -67,7 +68,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import (ANSWER_CHECK_S, ANSWERED, SPIN_S, Remote, WorkerError, answer_step, await_answer,  # noqa: F401
+from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, await_answer,
                                default_spin, first_error, refuse_if_unusable, serve, status_word, stop_workers,
                                wait_briefly)
 from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, random_legal_actions, seeds_for
@@ -243,11 +244,6 @@ def _count(name: str, value: Any) -> int:
     return int(value)
 
 
-def _spin(spin_s: float | None, workers: int) -> float:
-    """``spin_s`` checked, or the default (:func:`envs.core.workers.default_spin`)."""
-    return default_spin(spin_s, workers)
-
-
 class ProcessBatchedEnv:
     """``num_games`` games of one env over ``workers`` processes (see module doc)."""
 
@@ -261,7 +257,7 @@ class ProcessBatchedEnv:
         num_games = _count("num_games", num_games)
         workers = _count("workers", (os.cpu_count() or 1) if workers is None else workers)
         workers = min(workers, num_games)
-        self.spin_s = _spin(spin_s, workers)
+        self.spin_s = default_spin(spin_s, workers)
         self.env_id = env_id
         self.env_kwargs = dict(env_kwargs or {})
         self.num_games = num_games

@@ -352,10 +352,14 @@ def test_pack_infos_sends_only_the_ticks_and_blocked_seats_of_plain_games():
 
 
 def test_spin_s_defaults_to_polling_only_when_every_process_has_a_core(monkeypatch):
+    from envs.core.workers import SPIN_S, default_spin
+
     monkeypatch.setattr(process.os, "sched_getaffinity", lambda pid: {0, 1, 2, 3}, raising=False)
-    assert process._spin(None, 4) == process.SPIN_S > 0
-    assert process._spin(None, 5) == 0.0  # more processes than cores: block at once
-    assert process._spin(0, 2) == 0.0 and process._spin(0.01, 9) == 0.01
+    assert default_spin(None, 4) == SPIN_S > 0
+    assert default_spin(None, 5) == 0.0  # more processes than cores: block at once
+    assert default_spin(0, 2) == 0.0 and default_spin(0.01, 9) == 0.01
+    with ProcessBatchedEnv("frying_master_v1", 4, workers=4) as venv:  # the env's own default
+        assert venv.spin_s == SPIN_S
     for bad in (-0.001, 2, True, "0.1", None.__class__):
         with pytest.raises(ValueError, match=r"spin_s must be a number of seconds from 0 to 1 \(0: always block\), got"):
             ProcessBatchedEnv("frying_master_v1", 2, workers=2, spin_s=bad)
