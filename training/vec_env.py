@@ -69,8 +69,8 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import (Remote, WorkerError, await_answer, default_spin, dispatch, first_error, one_blas_thread,
-                               refuse_if_unusable, status_word, stop_workers, wait_briefly)
+from envs.core.workers import (Remote, WorkerError, default_spin, dispatch, first_error, one_blas_thread, read_answer,
+                               refuse_if_unusable, status_word, stop_workers)
 
 from training.copies import BridgeSettings, CopyGroup
 from training.worker import COMMANDS, slot_arrays, slot_buffers, worker_main
@@ -207,16 +207,9 @@ class MultiAgentVecEnv(VecEnv):
         results: list[Any] = []
         for k, b in enumerate(self._backends):
             try:
-                if isinstance(b, Remote):
-                    if cmd == "step":  # the answer is in the shared block; the pipe holds the infos, or an error
-                        done, status = self._signals[k - 1]
-                        await_answer(done, b.proc, self.spin_s, LABEL)
-                        if not status[0]:
-                            results.append({})
-                            continue
-                    elif self.spin_s:
-                        wait_briefly(b.conn, self.spin_s)
-                results.append(b.recv())
+                # a worker's step answer is in the shared block; its pipe holds ended games' infos, or an error
+                results.append(read_answer(b, cmd, self._signals[k - 1], self.spin_s) if isinstance(b, Remote)
+                               else b.recv())
             except BaseException as e:  # noqa: BLE001 - raised below, once every answer is read
                 if isinstance(b, Remote) and not isinstance(e, WorkerError):  # interrupted mid-read
                     self._broken = WorkerError(f"interrupted ({type(e).__name__}) while reading {LABEL} {b.proc.pid}",

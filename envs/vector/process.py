@@ -68,9 +68,8 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, await_answer,
-                               default_spin, first_error, refuse_if_unusable, serve, status_word, stop_workers,
-                               wait_briefly)
+from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, default_spin, first_error, read_answer,
+                               refuse_if_unusable, serve, status_word, stop_workers)
 from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, random_legal_actions, seeds_for
 
 LABEL = "vector worker"
@@ -333,15 +332,8 @@ class ProcessBatchedEnv:
             errors.append(e)
         for k, r in enumerate(self._remotes):
             try:
-                if cmd == "step":  # the answer is in the shared block; the pipe holds only what went whole
-                    done, status = self._signals[k]
-                    await_answer(done, r.proc, self.spin_s, LABEL)
-                    if not status[0]:
-                        parts.append({})
-                        continue
-                elif self.spin_s:
-                    wait_briefly(r.conn, self.spin_s)
-                parts.append(r.recv())
+                # a step's answer is in the shared block; the pipe holds only what went whole
+                parts.append(read_answer(r, cmd, self._signals[k], self.spin_s))
             except WorkerError as e:
                 errors.append(e)
             except BaseException as e:  # interrupted mid-read: the pipe cannot be trusted any more
