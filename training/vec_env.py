@@ -70,10 +70,10 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
 from envs.core.workers import (Remote, WorkerError, default_spin, dispatch, first_error, one_blas_thread, read_answer,
-                               refuse_if_unusable, status_word, stop_workers)
+                               refuse_if_unusable, shared_arrays, shared_buffers, status_word, stop_workers)
 
 from training.copies import BridgeSettings, CopyGroup
-from training.worker import COMMANDS, slot_arrays, slot_buffers, worker_main
+from training.worker import COMMANDS, SLOT_BLOCK, slot_sizes, worker_main
 
 LABEL = "bridge worker"
 
@@ -162,8 +162,9 @@ class MultiAgentVecEnv(VecEnv):
             self._backends.append(_Local(settings, self._parts[0]))
             if len(self._parts) > 1:  # every slot's step answer in one shared block: each worker writes its rows
                 ctx = mp.get_context("spawn")
-                buffers = slot_buffers(ctx, n_copies * self.k, enc.size, enc.n_actions, len(self._parts) - 1)
-                self._block = slot_arrays(buffers, enc.size, enc.n_actions)
+                sizes = slot_sizes(enc.size, enc.n_actions)
+                buffers = shared_buffers(ctx, n_copies * self.k, SLOT_BLOCK, sizes, len(self._parts) - 1)
+                self._block = shared_arrays(buffers, SLOT_BLOCK, sizes)
                 start = self._slots_per_backend[0]
                 with one_blas_thread():
                     for j, part in enumerate(self._parts[1:]):

@@ -26,7 +26,8 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.workers import ANSWERED, WorkerError, answer_step, serve, status_word  # noqa: F401  (WorkerError: raised by the bridge)
+from envs.core.workers import WorkerError  # noqa: F401  (raised by the bridge)
+from envs.core.workers import ANSWERED, answer_step, serve, shared_arrays, status_word
 
 from training.checkpoints import CheckpointWarning
 from training.copies import BridgeSettings, CopyGroup
@@ -57,30 +58,18 @@ COMMANDS = {
 }
 
 
-#: The arrays a step's answer takes through shared memory: name -> (dtype, shape after the slot
-#: axis: ``"d"`` the policy's observation size, ``"a"`` the number of actions).
+#: The arrays a step's answer takes through shared memory (:func:`envs.core.workers.shared_buffers`):
+#: name -> (dtype, shape after the slot axis: ``"d"`` the policy's observation size, ``"a"`` the
+#: number of actions).
 SLOT_BLOCK = {
     "actions": (np.int64, ()), "obs": (np.float32, ("d",)), "rewards": (np.float32, ()), "dones": (np.bool_, ()),
     "masks": (np.bool_, ("a",)), "alive": (np.bool_, ()),
 }
 
 
-def slot_buffers(ctx, slots: int, obs_size: int, n_actions: int, workers: int) -> dict:
-    """Shared memory for ``slots`` slots: one ``RawArray`` of bytes per array of :data:`SLOT_BLOCK`,
-    and ``status``: one word per worker (:func:`envs.core.workers.status_word`)."""
-    sizes = {"d": obs_size, "a": n_actions}
-    buffers = {name: ctx.RawArray("b", slots * int(np.prod([sizes[k] for k in dims], dtype=np.int64))
-                                  * np.dtype(dt).itemsize)
-               for name, (dt, dims) in SLOT_BLOCK.items()}
-    buffers["status"] = ctx.RawArray("b", 8 * workers)
-    return buffers
-
-
-def slot_arrays(buffers: dict, obs_size: int, n_actions: int) -> dict[str, np.ndarray]:
-    """numpy views of every slot's arrays over ``buffers`` (the slot axis first)."""
-    sizes = {"d": obs_size, "a": n_actions}
-    return {name: np.frombuffer(buffers[name], dtype=dt).reshape(-1, *(sizes[k] for k in dims))
-            for name, (dt, dims) in SLOT_BLOCK.items()}
+def slot_sizes(obs_size: int, n_actions: int) -> dict[str, int]:
+    """The sizes :data:`SLOT_BLOCK`'s dims name."""
+    return {"d": obs_size, "a": n_actions}
 
 
 class SharedSlots:
@@ -88,7 +77,8 @@ class SharedSlots:
     ``(semaphore, status index)``."""
 
     def __init__(self, buffers: dict, start: int, stop: int, obs_size: int, n_actions: int, signal: tuple):
-        self.arrays = {name: a[start:stop] for name, a in slot_arrays(buffers, obs_size, n_actions).items()}
+        every = shared_arrays(buffers, SLOT_BLOCK, slot_sizes(obs_size, n_actions))
+        self.arrays = {name: a[start:stop] for name, a in every.items()}
         self.done, self.status = signal[0], status_word(buffers["status"], signal[1])
 
     def step(self, group: CopyGroup) -> Any:
@@ -124,4 +114,5 @@ def worker_main(conn, settings: BridgeSettings, copy_indices: list[int], shared:
         return group
 
     commands = {**COMMANDS, "step": lambda g, _: slots[0].step(g)}
-    serve(conn, build, commands, hello=lambda g: (g.n_slots, g.encoder.size, g.encoder.n_actions), spin_s=spin_s, replied=lambda cmd, g, sent: slots[0].replied(cmd, sent))
+    serve(conn, build, commands, hello=lambda g: (g.n_slots, g.encoder.size, g.encoder.n_actions), spin_s=spin_s,
+          replied=lambda cmd, g, sent: slots[0].replied(cmd, sent))

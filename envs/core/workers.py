@@ -288,6 +288,29 @@ def default_spin(spin_s: float | None, processes: int) -> float:
     return float(spin_s)
 
 
+def shared_buffers(ctx, rows: int, layout: Mapping[str, tuple], sizes: Mapping[str, int], workers: int) -> dict:
+    """Shared memory for ``rows`` rows of every array of ``layout`` (name -> ``(dtype, dims)``:
+    the dims after the row axis, each a key of ``sizes``): one ``RawArray`` of bytes each, made by
+    ``ctx`` and handed to the workers when they start; and ``status``: one word per worker
+    (:func:`status_word`)."""
+    import numpy as np
+
+    buffers = {name: ctx.RawArray("b", rows * int(np.prod([sizes[k] for k in dims], dtype=np.int64))
+                                  * np.dtype(dt).itemsize)
+               for name, (dt, dims) in layout.items()}
+    buffers["status"] = ctx.RawArray("b", 8 * workers)
+    return buffers
+
+
+def shared_arrays(buffers: Mapping[str, Any], layout: Mapping[str, tuple], sizes: Mapping[str, int]) -> dict:
+    """numpy views of every array of ``layout`` over ``buffers`` (:func:`shared_buffers`), the row
+    axis first."""
+    import numpy as np
+
+    return {name: np.frombuffer(buffers[name], dtype=dt).reshape(-1, *(sizes[k] for k in dims))
+            for name, (dt, dims) in layout.items()}
+
+
 def status_word(buffer, k: int):
     """Worker ``k``'s status word: a one-element ``int64`` view of ``buffer`` (a shared
     ``RawArray`` of 8 bytes per worker)."""

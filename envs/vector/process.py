@@ -69,7 +69,7 @@ import numpy as np
 
 from envs.core.errors import IllegalActionError
 from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, default_spin, first_error, read_answer,
-                               refuse_if_unusable, serve, status_word, stop_workers)
+                               refuse_if_unusable, serve, shared_arrays, shared_buffers, status_word, stop_workers)
 from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, random_legal_actions, seeds_for
 
 LABEL = "vector worker"
@@ -203,24 +203,15 @@ _BLOCK = {
 _FINAL = ("final_observation", "final_action_mask")
 
 
-def _buffers(ctx, num_games: int, probe: BatchedEnv, workers: int) -> dict:
-    """Shared memory for every game of the batch, one ``RawArray`` of bytes per array of
-    :data:`_BLOCK` (:class:`_Block` shapes them); each shard reads and writes its own rows.
-    And ``status``: one word per worker (:meth:`_Shard.replied`)."""
-    buffers = {name: ctx.RawArray("b", num_games * int(np.prod(_dims(dims, probe), dtype=np.int64)) * np.dtype(dt).itemsize)
-               for name, (dt, dims) in _BLOCK.items()}
-    buffers["status"] = ctx.RawArray("b", 8 * workers)
-    return buffers
-
-
-def _dims(dims: tuple, shape_of) -> tuple[int, ...]:
-    sizes = {"p": shape_of.num_seats, "d": shape_of.obs_size, "a": shape_of.n_actions}
-    return tuple(sizes[k] for k in dims)
+def _sizes(shape_of) -> dict[str, int]:
+    """The sizes :data:`_BLOCK`'s dims name (``shape_of``: a BatchedEnv of the env)."""
+    return {"p": shape_of.num_seats, "d": shape_of.obs_size, "a": shape_of.n_actions}
 
 
 class _Block:
-    """numpy arrays over the shared memory of :func:`_buffers`, one attribute per entry of
-    :data:`_BLOCK`, each with the game axis first; :meth:`rows` takes a shard's games."""
+    """numpy arrays over the shared memory of :data:`_BLOCK` (:func:`envs.core.workers.shared_buffers`,
+    with a ``status`` word per worker), one attribute per entry, each with the game axis first;
+    :meth:`rows` takes a shard's games."""
 
     def __init__(self, arrays: dict[str, np.ndarray]):
         self.arrays = arrays
@@ -230,8 +221,7 @@ class _Block:
     @classmethod
     def over(cls, buffers: dict, shape_of) -> "_Block":
         """The arrays of every game over ``buffers`` (``shape_of``: a BatchedEnv of the env, for the sizes)."""
-        return cls({name: np.frombuffer(buffers[name], dtype=dt).reshape(-1, *_dims(dims, shape_of))
-                    for name, (dt, dims) in _BLOCK.items()})
+        return cls(shared_arrays(buffers, _BLOCK, _sizes(shape_of)))
 
     def rows(self, sl: slice) -> "_Block":
         return _Block({name: arr[sl] for name, arr in self.arrays.items()})
@@ -276,7 +266,7 @@ class ProcessBatchedEnv:
             self._local = local = BatchedEnv(env_id, self._slices[0].stop, self.env_kwargs)
             if len(self._slices) > 1:  # every game's rows in one shared block: each shard writes its own
                 ctx = mp.get_context("spawn")
-                buffers = _buffers(ctx, self.num_games, probe, len(self._slices) - 1)
+                buffers = shared_buffers(ctx, self.num_games, _BLOCK, _sizes(probe), len(self._slices) - 1)
                 block = self._block = _Block.over(buffers, probe)
                 local._use_buffers(*(view[self._slices[0]] for view in (block.obs, block.masks, block.alive)))
                 for k, sl in enumerate(self._slices[1:]):

@@ -283,17 +283,17 @@ def test_a_worker_answers_a_step_through_the_shared_block_and_sends_only_the_inf
     ANSWERED, or {slot: info} of the slots whose game ended."""
     import multiprocessing as mp
 
-    from envs.core.workers import ANSWERED
+    from envs.core.workers import ANSWERED, shared_arrays, shared_buffers
     from training.copies import CopyGroup
-    from training.worker import SharedSlots, slot_arrays, slot_buffers
+    from training.worker import SLOT_BLOCK, SharedSlots, slot_sizes
 
     spec = EnvSpec.resolve("toy_v0", {"players": 2})
     settings = BridgeSettings(spec, SeatingRule(1, "cycle", {"random": 1.0}, 3, 0.5), RewardRule(), False, True, 0)
     ours, twin = CopyGroup(settings, [1, 2]), CopyGroup(settings, [1, 2])  # slots 1-2 of a bridge of 4
     d, a = ours.encoder.size, ours.encoder.n_actions
     ctx = mp.get_context("spawn")
-    buffers = slot_buffers(ctx, 4, d, a, 1)
-    block = slot_arrays(buffers, d, a)
+    buffers = shared_buffers(ctx, 4, SLOT_BLOCK, slot_sizes(d, a), 1)
+    block = shared_arrays(buffers, SLOT_BLOCK, slot_sizes(d, a))
     done = ctx.Semaphore(0)
     slots = SharedSlots(buffers, 1, 3, d, a, (done, 0))
     seeds = [5, 6]
