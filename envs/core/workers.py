@@ -344,12 +344,12 @@ def await_answer(done, proc, spin_s: float, label: str, clock=time.perf_counter)
             raise _died(proc, label, "before it answered", EOFError("no answer"))
 
 
-def read_answer(remote: "Remote", cmd: str, signal: tuple | None, spin_s: float) -> Any:
+def read_answer(remote: "Remote", cmd: str, signal: tuple, spin_s: float) -> Any:
     """``remote``'s answer to ``cmd``. A step answered through shared memory (``signal``: the
     worker's ``(semaphore, status word)``): ``{}`` once the semaphore is released with nothing in the
     pipe, else the pipe's message (what went whole, or the error). Any other command: the pipe's
     answer, polled for up to ``spin_s`` seconds before blocking."""
-    if cmd == "step" and signal is not None:
+    if cmd == "step":
         done, status = signal
         await_answer(done, remote.proc, spin_s, remote.label)
         if not status[0]:

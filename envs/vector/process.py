@@ -87,7 +87,7 @@ class _Shard:
         self.venv = BatchedEnv(env_id, rows.stop - rows.start, env_kwargs)
         self.block = _Block.over(buffers, self.venv).rows(rows)
         self.venv._use_buffers(self.block.obs, self.block.masks, self.block.alive)
-        self.done, self.status = signal[0], _status(buffers, signal[1])
+        self.done, self.status = signal[0], status_word(buffers["status"], signal[1])
 
     def replied(self, cmd: str, sent: bool) -> None:
         """After a step's answer: say in the shared status whether the parent must read the
@@ -183,11 +183,6 @@ def _worker(conn, env_id: str, rows: slice, env_kwargs: dict, buffers: dict, spi
           spin_s=spin_s, replied=lambda cmd, shard, sent: shard.replied(cmd, sent))
 
 
-def _status(buffers: dict, k: int) -> np.ndarray:
-    """Worker ``k``'s status word in the shared memory (see :meth:`_Shard.replied`)."""
-    return status_word(buffers["status"], k)
-
-
 #: The arrays of a :class:`_Block`: name -> (dtype, shape after the game axis, in units of
 #: (seats, observation size, actions)).
 _BLOCK = {
@@ -271,7 +266,7 @@ class ProcessBatchedEnv:
                 local._use_buffers(*(view[self._slices[0]] for view in (block.obs, block.masks, block.alive)))
                 for k, sl in enumerate(self._slices[1:]):
                     done = ctx.Semaphore(0)
-                    self._signals.append((done, _status(buffers, k)))
+                    self._signals.append((done, status_word(buffers["status"], k)))
                     self._remotes.append(Remote(ctx, _worker, (env_id, sl, self.env_kwargs, buffers, self.spin_s,
                                                                (done, k)), LABEL))
             # the whole batch's arrays, written in place by the shards' steps (this process reads
