@@ -22,6 +22,12 @@ Next to it, *end-to-end steps per second*: the frames learned divided by the
 wall time of the whole ``learn`` call (every rollout and every gradient
 update, ``n_epochs=1`` over one batch of ``n_steps * n_envs``), for the game
 on 1 and more processes and for CartPole, measured in the same run.
+
+And *the learner alone*: the same learner on a :func:`record_bridge` trajectory
+of the game replayed by a VecEnv that costs nothing to step (the same spaces,
+masks, episode ends and infos). Its rollout frames/s bound what any speed-up of
+the game and the bridge could give; one minus the ratio of the two is the
+game's (and the bridge's) share of a rollout.
 """
 
 from __future__ import annotations
@@ -108,12 +114,11 @@ def bridge_figures(env_id: str, s: dict, workers: int = 1, sampler: str = "exact
     ``env_copies`` for one game, the copies stepped by ``workers`` processes, the learner
     drawing with ``sampler`` (``training.action_sampler``, :mod:`training.sampling`)."""
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
     from training.actor import NumpyActor
     from training.config import load_config
-    from training.sampling import MaskablePolicy, use_sampler
+    from training.sampling import use_sampler
     from training.trainer import plan_run
     from training.vec_env import MultiAgentVecEnv
 
@@ -125,8 +130,7 @@ def bridge_figures(env_id: str, s: dict, workers: int = 1, sampler: str = "exact
     venv = VecMonitor(MultiAgentVecEnv(plan.settings, copies, workers))
     try:
         n_envs = venv.num_envs
-        model = MaskablePPO(MaskablePolicy, venv, n_steps=s["n_steps"], batch_size=s["n_steps"] * n_envs, n_epochs=1,
-                            policy_kwargs={"net_arch": list(s["net_arch"])}, seed=0, device="cpu")
+        model = _learner(venv, s)
         use_sampler(model, sampler)
         if plan.uses_pool:
             venv.venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(model.policy).state())
@@ -134,6 +138,121 @@ def bridge_figures(env_id: str, s: dict, workers: int = 1, sampler: str = "exact
         return {"rollout_fps": rollout, "train_fps": train, "n_envs": n_envs, "env_copies": copies}
     finally:
         venv.close()
+
+
+def _replay_vec_env():
+    from stable_baselines3.common.vec_env import VecEnv
+
+    class ReplayVecEnv(VecEnv):
+        """A VecEnv that costs nothing to step: it hands out a recorded trajectory of the bridge
+        (observations, rewards, dones, infos, masks), step after step, from the start again after
+        the last. The actions are ignored. What the learner does with it is what it does with the
+        bridge: the same spaces, the same masks, the same episode ends and infos."""
+
+        def __init__(self, rec: dict, observation_space, action_space):
+            self.rec, self.t, self.length = rec, 0, len(rec["obs"])
+            super().__init__(rec["obs"].shape[1], observation_space, action_space)
+
+        def reset(self):
+            self.t = 0
+            return self.rec["obs"][0].copy()
+
+        def step_async(self, actions) -> None:
+            pass
+
+        def step_wait(self):
+            self.t = (self.t + 1) % self.length
+            r, t = self.rec, self.t
+            return r["obs"][t].copy(), r["rewards"][t].copy(), r["dones"][t].copy(), [dict(i) for i in r["infos"][t]]
+
+        def action_masks(self) -> np.ndarray:
+            return self.rec["masks"][self.t].copy()
+
+        def env_method(self, method_name: str, *args, indices=None, **kwargs):
+            if method_name != "action_masks":
+                raise AttributeError(f"ReplayVecEnv supports env_method('action_masks') only, not {method_name!r}")
+            return list(self.action_masks())
+
+        def has_attr(self, attr_name: str) -> bool:
+            return attr_name == "action_masks"
+
+        def get_attr(self, attr_name: str, indices=None):
+            return [None for _ in self._get_indices(indices)]
+
+        def set_attr(self, attr_name: str, value, indices=None) -> None:
+            raise AttributeError(f"ReplayVecEnv: setting {attr_name!r} is not supported")
+
+        def env_is_wrapped(self, wrapper_class, indices=None):
+            return [False for _ in self._get_indices(indices)]
+
+        def close(self) -> None:
+            pass
+
+    return ReplayVecEnv
+
+
+def record_bridge(env_id: str, s: dict, steps: int | None = None, seed: int = 0) -> tuple[dict, object, object]:
+    """``steps`` (default ``s["n_steps"]``) steps of the training bridge in one process, the game's
+    quick-config seating and ``s["n_envs"]`` learner slots, every learner slot drawing a uniformly
+    random legal action (seeded): ``(record, observation_space, action_space)``, where ``record``
+    holds ``obs``, ``masks``, ``rewards``, ``dones`` (arrays with the step first, the reset as
+    step 0) and ``infos`` (a list per step)."""
+    from training.actor import NumpyActor
+    from training.config import load_config
+    from training.trainer import plan_run
+    from training.vec_env import MultiAgentVecEnv
+
+    game = env_id.rsplit("_v", 1)[0]
+    plan = plan_run(load_config(CONFIG_DIR / f"{game}_quick.yaml"))
+    venv = MultiAgentVecEnv(plan.settings, max(1, s["n_envs"] // plan.learners), 1)
+    try:
+        if plan.uses_pool:  # the pool's seats play the snapshot that bridge_figures gives them
+            venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(_learner(venv, s).policy).state())
+        rng = np.random.default_rng(seed)
+        n = venv.num_envs
+        rec = {"obs": [venv.reset()], "masks": [venv.action_masks()], "rewards": [np.zeros(n, np.float32)],
+               "dones": [np.zeros(n, bool)], "infos": [[{} for _ in range(n)]]}
+        for _ in range(s["n_steps"] if steps is None else steps):
+            masks = rec["masks"][-1]
+            obs, rewards, dones, infos = venv.step((rng.random(masks.shape) * masks).argmax(axis=1))
+            for key, value in zip(("obs", "rewards", "dones", "infos", "masks"),
+                                  (obs, rewards, dones, infos, venv.action_masks())):
+                rec[key].append(value)
+        spaces = (venv.observation_space, venv.action_space)
+    finally:
+        venv.close()
+    return {k: (v if k == "infos" else np.stack(v)) for k, v in rec.items()}, *spaces
+
+
+def learner_alone_figures(env_id: str, s: dict, sampler: str = "exact") -> dict:
+    """What :func:`bridge_figures`' learner costs by itself: the same MaskablePPO learner, settings
+    and draw, on a :class:`ReplayVecEnv` of the game's bridge (:func:`record_bridge`), which costs
+    nothing to step. Its ``rollout_fps`` is the most that any speed-up of the game and the bridge
+    could give ``bridge_figures``' rollout; ``train_fps`` likewise end to end."""
+    import torch
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from training.sampling import use_sampler
+
+    rec, observation_space, action_space = record_bridge(env_id, s)
+    torch.set_num_threads(1)
+    venv = VecMonitor(_replay_vec_env()(rec, observation_space, action_space))
+    model = _learner(venv, s)
+    use_sampler(model, sampler)
+    rollout, train = _learn(model, s, venv.num_envs)
+    return {"rollout_fps": rollout, "train_fps": train, "n_envs": venv.num_envs}
+
+
+def _learner(venv, s: dict):
+    """The measured learner: MaskablePPO with :class:`training.sampling.MaskablePolicy`, ``s``'s
+    settings, one epoch over one batch of the rollout, seed 0, CPU."""
+    from sb3_contrib import MaskablePPO
+
+    from training.sampling import MaskablePolicy
+
+    n_envs = venv.num_envs
+    return MaskablePPO(MaskablePolicy, venv, n_steps=s["n_steps"], batch_size=s["n_steps"] * n_envs, n_epochs=1,
+                       policy_kwargs={"net_arch": list(s["net_arch"])}, seed=0, device="cpu")
 
 
 def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
@@ -151,6 +270,8 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
                "env_copies": f["env_copies"], "by_workers": {1: f["rollout_fps"]}, "train_by_workers": {1: f["train_fps"]}}
         fc = bridge_figures(env_id, s, 1, sampler="cdf")
         row["cdf_rollout_fps"], row["cdf_train_fps"] = fc["rollout_fps"], fc["train_fps"]
+        for sampler, key in (("exact", "learner_alone_fps"), ("cdf", "cdf_learner_alone_fps")):
+            row[key] = learner_alone_figures(env_id, s, sampler)["rollout_fps"]
         for w in workers:
             if w != 1:
                 fw = bridge_figures(env_id, s, w)
@@ -164,17 +285,27 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
     log("")
     extra = [w for w in workers if w != 1]
     log("| env | algorithm | slots x copies | rollout frames/s | ratio to CartPole | target >= 0.6 |"
-        + "".join(f" frames/s, {w} processes |" for w in extra) + " action_sampler=cdf: frames/s, ratio |")
-    log("|---|---|---|---|---|---|" + "---|" * len(extra) + "---|")
-    log(f"| CartPole-v1 | PPO | {s['n_envs']} x 1 | {cart:,.0f} | 1.00 | |" + " |" * len(extra) + " |")
+        + "".join(f" frames/s, {w} processes |" for w in extra) + " action_sampler=cdf: frames/s, ratio |"
+        + " the learner alone: frames/s, ratio (cdf: frames/s, ratio) | the game's share of the rollout |")
+    log("|---|---|---|---|---|---|" + "---|" * len(extra) + "---|---|---|")
+    log(f"| CartPole-v1 | PPO | {s['n_envs']} x 1 | {cart:,.0f} | 1.00 | |" + " |" * len(extra) + " | | |")
     for r in rows:
         r["ratio_to_cartpole"] = r["rollout_fps"] / cart
         r["target_met"] = r["ratio_to_cartpole"] >= 0.6
         r["train_ratio_to_cartpole"] = r["train_fps"] / cart_train
+        r["learner_alone_ratio"] = r["learner_alone_fps"] / cart
+        r["cdf_learner_alone_ratio"] = r["cdf_learner_alone_fps"] / cart
+        r["game_share"] = max(0.0, 1.0 - r["rollout_fps"] / r["learner_alone_fps"])
         log(f"| {r['env']} | MaskablePPO | {r['n_envs']} x {r['env_copies']} | {r['rollout_fps']:,.0f} | "
             f"{r['ratio_to_cartpole']:.2f} | {'met' if r['target_met'] else 'missed'} |"
             + "".join(f" {r['by_workers'][w]:,.0f} |" for w in extra)
-            + f" {r['cdf_rollout_fps']:,.0f}, {r['cdf_rollout_fps'] / cart:.2f} |")
+            + f" {r['cdf_rollout_fps']:,.0f}, {r['cdf_rollout_fps'] / cart:.2f} |"
+            + f" {r['learner_alone_fps']:,.0f}, {r['learner_alone_ratio']:.2f} "
+            f"({r['cdf_learner_alone_fps']:,.0f}, {r['cdf_learner_alone_ratio']:.2f}) | {r['game_share']:.0%} |")
+    log("")
+    log("The learner alone: the same MaskablePPO learner, settings and draw on a recorded trajectory of the "
+        "game's bridge replayed at no cost (training.throughput.learner_alone_figures): the most that any "
+        "speed-up of the game and the bridge could give the rollout. The game's share: 1 - rollout / learner alone.")
     log("")
     log(f"End to end (rollouts and updates, n_epochs=1, {s['rollouts']} rollouts, the first included): learner steps/s")
     log("")

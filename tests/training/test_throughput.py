@@ -1,5 +1,6 @@
 """training.throughput: the figures are computed as documented (no timing asserted)."""
 
+import numpy as np
 import pytest
 
 from training.throughput import _fps, run_throughput
@@ -47,3 +48,44 @@ def test_full_config_table_is_built_from_the_measured_rows(monkeypatch):
     assert rows[0]["cartpole_fps"] == 4000.0 and rows[0]["by_workers"][2]["train_fps"] == 2000.0
     row = next(line for line in lines if line.startswith("| frying_master_v1 "))
     assert "1,000 (0.25, 1.0 h)" in row and "2,000 (0.50, 0.5 h)" in row and "| 16 |" in row
+
+
+def test_a_recorded_bridge_trajectory_is_seeded_and_replays_step_by_step_at_no_cost():
+    from training.throughput import QUICK_SETTINGS, _replay_vec_env, record_bridge
+
+    s = dict(QUICK_SETTINGS)
+    rec, obs_space, act_space = record_bridge("wok_star_v1", s, steps=60, seed=3)
+    again, _, _ = record_bridge("wok_star_v1", s, steps=60, seed=3)
+    n = s["n_envs"]
+    assert rec["obs"].shape == (61, n, *obs_space.shape) and rec["masks"].shape == (61, n, act_space.n)
+    for key in ("obs", "masks", "rewards", "dones"):
+        assert (rec[key] == again[key]).all(), key
+    assert rec["masks"].any(axis=-1).all()  # every slot has a legal action at every step
+    assert rec["dones"].any(), "60 ticks of the quick config end some episodes: the replay must carry them"
+    for t, d in zip(*rec["dones"].nonzero()):  # an ended slot's info carries its last observation, as SB3 expects
+        assert "terminal_observation" in rec["infos"][t][d]
+    venv = _replay_vec_env()(rec, obs_space, act_space)
+    assert (venv.reset() == rec["obs"][0]).all() and (venv.action_masks() == rec["masks"][0]).all()
+    for k in range(1, 70):  # wraps round after the last recorded step
+        t = k % 61
+        obs, rewards, dones, infos = venv.step(np.zeros(n, dtype=np.int64))
+        assert (obs == rec["obs"][t]).all() and (rewards == rec["rewards"][t]).all() and (dones == rec["dones"][t]).all()
+        assert (venv.action_masks() == rec["masks"][t]).all()
+        assert (np.stack(venv.env_method("action_masks")) == rec["masks"][t]).all()
+        assert infos == rec["infos"][t] and all(a is not b for a, b in zip(infos, rec["infos"][t]))
+    obs[...] = -1.0  # what the learner is handed is its own copy
+    assert (rec["obs"] != -1.0).any(axis=-1).all()
+    with pytest.raises(AttributeError, match="action_masks"):
+        venv.env_method("render")
+
+
+def test_quick_run_reports_the_learner_alone_and_the_games_share():
+    lines = []
+    rows = run_throughput(log=lines.append, quick=True, games=("frying_master_v1",), workers=(1,))
+    game, cart = rows
+    assert game["learner_alone_fps"] > 0 and game["cdf_learner_alone_fps"] > 0
+    assert game["learner_alone_ratio"] == pytest.approx(game["learner_alone_fps"] / cart["rollout_fps"])
+    assert game["game_share"] == pytest.approx(max(0.0, 1 - game["rollout_fps"] / game["learner_alone_fps"]))
+    row = next(line for line in lines if line.startswith("| frying_master_v1 ") and line.count("|") > 8)
+    assert f"{game['learner_alone_fps']:,.0f}, {game['learner_alone_ratio']:.2f}" in row
+    assert row.rstrip().endswith(f"{game['game_share']:.0%} |")
