@@ -55,7 +55,9 @@ measure: at least 1.7x with both cores).
 
 ``--training``: ``training.throughput.run_throughput`` (SB3 rollout frames/s
 through the bridge vs PPO on CartPole-v1, and end-to-end learner steps/s,
-rollouts and updates, next to CartPole's; needs ``pip install -e ".[train]"``).
+rollouts and updates, next to CartPole's; and the learner alone, on a recorded
+trajectory of the game's bridge replayed at no cost, with the game's share of
+the rollout; needs ``pip install -e ".[train]"``).
 
 ``--training-full`` (not part of ``--all``: minutes):
 ``training.throughput.run_full_configs``: each game's
