@@ -7,7 +7,11 @@ the config's env, seats and copies:
 * ``bridge``: learner steps/s with uniformly random legal learner actions
   (the bridge alone: env copies, other seats' policies, pipes);
 * ``train``: learner steps/s of MaskablePPO learning (rollouts + updates), the
-  figure that decides how long a run takes.
+  figure that decides how long a run takes;
+* ``learner alone``: the same learner learning from a recorded trajectory of the
+  config's bridge replayed at no cost (:func:`training.throughput.record_trajectory`,
+  :func:`~training.throughput.replay_env`): what training would reach if the env
+  cost nothing, so ``1 - train / learner alone`` is the env's share of training.
 """
 
 from __future__ import annotations
@@ -30,13 +34,7 @@ def bench_bridge(cfg: dict, workers: int, steps: int) -> float:
     venv = MultiAgentVecEnv(plan.settings, cfg["training"]["env_copies"], workers)
     try:
         if plan.uses_pool:  # a real network for the pool seats
-            from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
-
-            from training.actor import NumpyActor
-
-            _, pk = _ppo_kwargs(cfg)
-            pol = MaskableActorCriticPolicy(venv.observation_space, venv.action_space, lambda _: 0.0, **pk)
-            venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(pol).state())
+            venv.add_snapshot("snapshot@0", _pool_snapshot(cfg, venv))
         venv.seed(cfg["training"]["seed"])
         venv.reset()
         rng = np.random.default_rng(0)
@@ -50,6 +48,42 @@ def bench_bridge(cfg: dict, workers: int, steps: int) -> float:
         return n / (time.perf_counter() - t)
     finally:
         venv.close()
+
+
+def _pool_snapshot(cfg: dict, venv) -> dict:
+    """The state of a fresh network of ``cfg``'s policy shape for the pool's seats."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    from training.actor import NumpyActor
+
+    _, pk = _ppo_kwargs(cfg)
+    pol = MaskableActorCriticPolicy(venv.observation_space, venv.action_space, lambda _: 0.0, **pk)
+    return NumpyActor.from_sb3_policy(pol).state()
+
+
+def bench_learner_alone(cfg: dict, steps: int) -> float:
+    """Learner steps/s of :func:`bench_train`'s learner (the config's MaskablePPO settings,
+    torch threads and draw) learning from ``algorithm.n_steps`` recorded steps of the config's
+    bridge, replayed at no cost (random legal learner actions, one process)."""
+    import torch
+    from sb3_contrib import MaskablePPO
+    from stable_baselines3.common.vec_env import VecMonitor
+
+    from training.sampling import MaskablePolicy, use_sampler
+    from training.throughput import record_trajectory, replay_env
+
+    plan = plan_run(cfg)
+    snapshot = (lambda venv: _pool_snapshot(cfg, venv)) if plan.uses_pool else None
+    rec, observation_space, action_space = record_trajectory(
+        plan.settings, cfg["training"]["env_copies"], cfg["algorithm"]["n_steps"], cfg["training"]["seed"], snapshot)
+    torch.set_num_threads(cfg["training"]["torch_threads"])
+    venv = VecMonitor(replay_env(rec, observation_space, action_space))
+    kwargs, pk = _ppo_kwargs(cfg)
+    model = MaskablePPO(MaskablePolicy, venv, seed=cfg["training"]["seed"], device="cpu", policy_kwargs=pk, **kwargs)
+    use_sampler(model, cfg["training"]["action_sampler"])
+    t = time.perf_counter()
+    model.learn(steps)
+    return model.num_timesteps / (time.perf_counter() - t)
 
 
 def bench_train(cfg: dict, workers: int, steps: int) -> float:
@@ -83,15 +117,25 @@ def run_bench(cfg: dict, worker_counts: list[int], steps: int, repeat: int = 1,
     every count alike); reports the median and the best run."""
     bridge: dict[int, list[float]] = {w: [] for w in worker_counts}
     train: dict[int, list[float]] = {w: [] for w in worker_counts}
+    alone: list[float] = []
     for _ in range(repeat):
         for w in worker_counts:
             bridge[w].append(bench_bridge(cfg, w, steps))
             train[w].append(bench_train(cfg, w, steps))
+        alone.append(bench_learner_alone(cfg, steps))
+    learner = float(np.median(alone))
     rows = []
-    log("| processes | bridge steps/s, random learner (median / best) | training steps/s, MaskablePPO (median / best) |")
-    log("|---|---|---|")
+    log("| processes | bridge steps/s, random learner (median / best) | training steps/s, MaskablePPO (median / best) "
+        "| the env's share of training |")
+    log("|---|---|---|---|")
     for w in worker_counts:
         b, t = np.asarray(bridge[w]), np.asarray(train[w])
-        rows.append({"workers": w, "bridge_steps_per_s": bridge[w], "train_steps_per_s": train[w]})
-        log(f"| {w} | {np.median(b):,.0f} / {b.max():,.0f} | {np.median(t):,.0f} / {t.max():,.0f} |")
+        share = max(0.0, 1.0 - float(np.median(t)) / learner)
+        rows.append({"workers": w, "bridge_steps_per_s": bridge[w], "train_steps_per_s": train[w],
+                     "learner_alone_steps_per_s": alone, "env_share": share})
+        log(f"| {w} | {np.median(b):,.0f} / {b.max():,.0f} | {np.median(t):,.0f} / {t.max():,.0f} | {share:.0%} |")
+    log("")
+    log(f"The learner alone (the same MaskablePPO learning from {cfg['algorithm']['n_steps']} recorded steps of this "
+        f"bridge, replayed at no cost): {learner:,.0f} / {max(alone):,.0f} steps/s (median / best). "
+        "The env's share: 1 - training / learner alone.")
     return rows

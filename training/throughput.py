@@ -191,28 +191,26 @@ def _replay_vec_env():
     return ReplayVecEnv
 
 
-def record_bridge(env_id: str, s: dict, steps: int | None = None, seed: int = 0) -> tuple[dict, object, object]:
-    """``steps`` (default ``s["n_steps"]``) steps of the training bridge in one process, the game's
-    quick-config seating and ``s["n_envs"]`` learner slots, every learner slot drawing a uniformly
-    random legal action (seeded): ``(record, observation_space, action_space)``, where ``record``
-    holds ``obs``, ``masks``, ``rewards``, ``dones`` (arrays with the step first, the reset as
-    step 0) and ``infos`` (a list per step)."""
-    from training.actor import NumpyActor
-    from training.config import load_config
-    from training.trainer import plan_run
+def record_trajectory(settings, copies: int, steps: int, seed: int = 0,
+                      pool_snapshot: Callable[[object], dict] | None = None) -> tuple[dict, object, object]:
+    """``steps`` steps of the training bridge (:class:`training.vec_env.MultiAgentVecEnv` of
+    ``settings`` with ``copies`` env copies, one process), every learner slot drawing a uniformly
+    random legal action (seeded by ``seed``); ``pool_snapshot(venv)`` gives the state of the
+    snapshot the pool's seats play, where the seating has a pool. Returns ``(record,
+    observation_space, action_space)``: ``record`` holds ``obs``, ``masks``, ``rewards``, ``dones``
+    (arrays with the step first, the reset as step 0) and ``infos`` (a list per step)."""
     from training.vec_env import MultiAgentVecEnv
 
-    game = env_id.rsplit("_v", 1)[0]
-    plan = plan_run(load_config(CONFIG_DIR / f"{game}_quick.yaml"))
-    venv = MultiAgentVecEnv(plan.settings, max(1, s["n_envs"] // plan.learners), 1)
+    venv = MultiAgentVecEnv(settings, copies, 1)
     try:
-        if plan.uses_pool:  # the pool's seats play the snapshot that bridge_figures gives them
-            venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(_learner(venv, s).policy).state())
+        if pool_snapshot is not None:
+            venv.add_snapshot("snapshot@0", pool_snapshot(venv))
+        venv.seed(seed)
         rng = np.random.default_rng(seed)
         n = venv.num_envs
         rec = {"obs": [venv.reset()], "masks": [venv.action_masks()], "rewards": [np.zeros(n, np.float32)],
                "dones": [np.zeros(n, bool)], "infos": [[{} for _ in range(n)]]}
-        for _ in range(s["n_steps"] if steps is None else steps):
+        for _ in range(steps):
             masks = rec["masks"][-1]
             obs, rewards, dones, infos = venv.step((rng.random(masks.shape) * masks).argmax(axis=1))
             for key, value in zip(("obs", "rewards", "dones", "infos", "masks"),
@@ -222,6 +220,27 @@ def record_bridge(env_id: str, s: dict, steps: int | None = None, seed: int = 0)
     finally:
         venv.close()
     return {k: (v if k == "infos" else np.stack(v)) for k, v in rec.items()}, *spaces
+
+
+def record_bridge(env_id: str, s: dict, steps: int | None = None, seed: int = 0) -> tuple[dict, object, object]:
+    """:func:`record_trajectory` of the game's quick config (its seating, ``s["n_envs"]`` learner
+    slots), ``steps`` steps (default ``s["n_steps"]``), the pool's seats (where the seating has a
+    pool) playing the snapshot that :func:`bridge_figures` gives them."""
+    from training.actor import NumpyActor
+    from training.config import load_config
+    from training.trainer import plan_run
+
+    game = env_id.rsplit("_v", 1)[0]
+    plan = plan_run(load_config(CONFIG_DIR / f"{game}_quick.yaml"))
+    snapshot = (lambda venv: NumpyActor.from_sb3_policy(_learner(venv, s).policy).state()) if plan.uses_pool else None
+    return record_trajectory(plan.settings, max(1, s["n_envs"] // plan.learners),
+                             s["n_steps"] if steps is None else steps, seed, snapshot)
+
+
+def replay_env(record: dict, observation_space, action_space):
+    """A :class:`ReplayVecEnv` (an SB3 VecEnv that costs nothing to step) of a
+    :func:`record_trajectory` record."""
+    return _replay_vec_env()(record, observation_space, action_space)
 
 
 def learner_alone_figures(env_id: str, s: dict, sampler: str = "exact") -> dict:
@@ -236,7 +255,7 @@ def learner_alone_figures(env_id: str, s: dict, sampler: str = "exact") -> dict:
 
     rec, observation_space, action_space = record_bridge(env_id, s)
     torch.set_num_threads(1)
-    venv = VecMonitor(_replay_vec_env()(rec, observation_space, action_space))
+    venv = VecMonitor(replay_env(rec, observation_space, action_space))
     model = _learner(venv, s)
     use_sampler(model, sampler)
     rollout, train = _learn(model, s, venv.num_envs)

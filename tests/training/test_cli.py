@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -177,5 +178,23 @@ def test_bench_reports_each_process_count(toy_registry, tmp_path, capsys):
     cfg = tmp_path / "c.yaml"
     cfg.write_text(yaml.safe_dump(toy_config(tmp_path)))
     assert main(["bench", "--config", str(cfg), "--workers", "1,2", "--timesteps", "256"]) == 0
-    rows = [line for line in capsys.readouterr().out.splitlines() if line.startswith("| 1 |") or line.startswith("| 2 |")]
+    out = capsys.readouterr().out.splitlines()
+    rows = [line for line in out if line.startswith("| 1 |") or line.startswith("| 2 |")]
     assert len(rows) == 2 and all(" / " in r for r in rows)
+    assert all(re.search(r"\| \d+% \|$", r) for r in rows)  # the env's share of training
+    assert any(line.startswith("The learner alone (the same MaskablePPO learning from") for line in out)
+
+
+def test_bench_shares_are_computed_from_the_measured_rates(monkeypatch):
+    import training.bench as tb
+
+    monkeypatch.setattr(tb, "bench_bridge", lambda cfg, w, steps: 10_000.0 * w)
+    monkeypatch.setattr(tb, "bench_train", lambda cfg, w, steps: 1_000.0 * w)
+    alone = iter([4_000.0, 5_000.0, 3_000.0])
+    monkeypatch.setattr(tb, "bench_learner_alone", lambda cfg, steps: next(alone))
+    lines = []
+    rows = tb.run_bench({"algorithm": {"n_steps": 64}}, [1, 2], 256, repeat=3, log=lines.append)
+    assert [r["env_share"] for r in rows] == [pytest.approx(0.75), pytest.approx(0.5)]  # 1 - train / median(alone)
+    assert rows[0]["learner_alone_steps_per_s"] == [4_000.0, 5_000.0, 3_000.0]
+    assert lines[2].endswith("| 75% |") and lines[3].endswith("| 50% |")
+    assert "4,000 / 5,000 steps/s" in lines[-1]

@@ -51,7 +51,7 @@ def test_full_config_table_is_built_from_the_measured_rows(monkeypatch):
 
 
 def test_a_recorded_bridge_trajectory_is_seeded_and_replays_step_by_step_at_no_cost():
-    from training.throughput import QUICK_SETTINGS, _replay_vec_env, record_bridge
+    from training.throughput import QUICK_SETTINGS, record_bridge, replay_env
 
     s = dict(QUICK_SETTINGS)
     rec, obs_space, act_space = record_bridge("wok_star_v1", s, steps=60, seed=3)
@@ -64,7 +64,7 @@ def test_a_recorded_bridge_trajectory_is_seeded_and_replays_step_by_step_at_no_c
     assert rec["dones"].any(), "60 ticks of the quick config end some episodes: the replay must carry them"
     for t, d in zip(*rec["dones"].nonzero()):  # an ended slot's info carries its last observation, as SB3 expects
         assert "terminal_observation" in rec["infos"][t][d]
-    venv = _replay_vec_env()(rec, obs_space, act_space)
+    venv = replay_env(rec, obs_space, act_space)
     assert (venv.reset() == rec["obs"][0]).all() and (venv.action_masks() == rec["masks"][0]).all()
     for k in range(1, 70):  # wraps round after the last recorded step
         t = k % 61
