@@ -32,6 +32,7 @@ game's (and the bridge's) share of a rollout.
 
 from __future__ import annotations
 
+import functools
 import statistics
 import time
 from pathlib import Path
@@ -140,7 +141,9 @@ def bridge_figures(env_id: str, s: dict, workers: int = 1, sampler: str = "exact
         venv.close()
 
 
+@functools.cache
 def _replay_vec_env():
+    """The class ``ReplayVecEnv`` (built on first use: SB3 is imported only then)."""
     from stable_baselines3.common.vec_env import VecEnv
 
     class ReplayVecEnv(VecEnv):
