@@ -608,7 +608,8 @@ def build_parser() -> argparse.ArgumentParser:
     ls.add_argument("--checkpoints", default="checkpoints")
     ls.set_defaults(func=cmd_list)
 
-    b = sub.add_parser("bench", help="measure bridge and training steps/s per number of worker processes")
+    b = sub.add_parser("bench", help="measure bridge and training steps/s per number of worker processes, "
+                                    "and the learner alone (the env's share of training)")
     b.add_argument("--config", help="YAML config (default: the embedded default)")
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     b.add_argument("--workers", type=_counts, default=[1, 2],
