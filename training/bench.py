@@ -50,15 +50,32 @@ def bench_bridge(cfg: dict, workers: int, steps: int) -> float:
         venv.close()
 
 
-def _pool_snapshot(cfg: dict, venv) -> dict:
-    """The state of a fresh network of ``cfg``'s policy shape for the pool's seats."""
-    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+def _learner(cfg: dict, venv):
+    """The measured learner: MaskablePPO with :class:`training.sampling.MaskablePolicy`, the
+    config's algorithm settings, seed and draw, on the CPU."""
+    from sb3_contrib import MaskablePPO
 
+    from training.sampling import MaskablePolicy, use_sampler
+
+    kwargs, pk = _ppo_kwargs(cfg)
+    model = MaskablePPO(MaskablePolicy, venv, seed=cfg["training"]["seed"], device="cpu", policy_kwargs=pk, **kwargs)
+    use_sampler(model, cfg["training"]["action_sampler"])
+    return model
+
+
+def _pool_snapshot(cfg: dict, venv) -> dict:
+    """What the pool's seats play in every measurement: the state of :func:`_learner`'s
+    initial network on ``venv`` (seeded by the config, so the same in every measurement)."""
     from training.actor import NumpyActor
 
-    _, pk = _ppo_kwargs(cfg)
-    pol = MaskableActorCriticPolicy(venv.observation_space, venv.action_space, lambda _: 0.0, **pk)
-    return NumpyActor.from_sb3_policy(pol).state()
+    return NumpyActor.from_sb3_policy(_learner(cfg, venv).policy).state()
+
+
+def _timed_learn(model, steps: int) -> float:
+    """Learner steps/s of ``model.learn(steps)``."""
+    t = time.perf_counter()
+    model.learn(steps)
+    return model.num_timesteps / (time.perf_counter() - t)
 
 
 def bench_learner_alone(cfg: dict, steps: int) -> float:
@@ -66,10 +83,8 @@ def bench_learner_alone(cfg: dict, steps: int) -> float:
     torch threads and draw) learning from ``algorithm.n_steps`` recorded steps of the config's
     bridge, replayed at no cost (random legal learner actions, one process)."""
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
-    from training.sampling import MaskablePolicy, use_sampler
     from training.throughput import record_trajectory, replay_env
 
     plan = plan_run(cfg)
@@ -77,36 +92,24 @@ def bench_learner_alone(cfg: dict, steps: int) -> float:
     rec, observation_space, action_space = record_trajectory(
         plan.settings, cfg["training"]["env_copies"], cfg["algorithm"]["n_steps"], cfg["training"]["seed"], snapshot)
     torch.set_num_threads(cfg["training"]["torch_threads"])
-    venv = VecMonitor(replay_env(rec, observation_space, action_space))
-    kwargs, pk = _ppo_kwargs(cfg)
-    model = MaskablePPO(MaskablePolicy, venv, seed=cfg["training"]["seed"], device="cpu", policy_kwargs=pk, **kwargs)
-    use_sampler(model, cfg["training"]["action_sampler"])
-    t = time.perf_counter()
-    model.learn(steps)
-    return model.num_timesteps / (time.perf_counter() - t)
+    return _timed_learn(_learner(cfg, VecMonitor(replay_env(rec, observation_space, action_space))), steps)
 
 
 def bench_train(cfg: dict, workers: int, steps: int) -> float:
     import torch
-    from sb3_contrib import MaskablePPO
     from stable_baselines3.common.vec_env import VecMonitor
 
     from training.actor import NumpyActor
-    from training.sampling import MaskablePolicy, use_sampler
     from training.vec_env import MultiAgentVecEnv
 
     plan = plan_run(cfg)
     torch.set_num_threads(cfg["training"]["torch_threads"])
     venv = VecMonitor(MultiAgentVecEnv(plan.settings, cfg["training"]["env_copies"], workers))
     try:
-        kwargs, pk = _ppo_kwargs(cfg)
-        model = MaskablePPO(MaskablePolicy, venv, seed=cfg["training"]["seed"], device="cpu", policy_kwargs=pk, **kwargs)
-        use_sampler(model, cfg["training"]["action_sampler"])
+        model = _learner(cfg, venv)
         if plan.uses_pool:
             venv.venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(model.policy).state())
-        t = time.perf_counter()
-        model.learn(steps)
-        return model.num_timesteps / (time.perf_counter() - t)
+        return _timed_learn(model, steps)
     finally:
         venv.close()
 

@@ -177,13 +177,17 @@ def _replay_vec_env():
             return list(self.action_masks())
 
         def has_attr(self, attr_name: str) -> bool:
-            return attr_name == "action_masks"
+            return attr_name in ("action_masks", "render_mode")
 
         def get_attr(self, attr_name: str, indices=None):
-            return [None for _ in self._get_indices(indices)]
+            if attr_name == "render_mode":
+                return [None for _ in self._get_indices(indices)]
+            if attr_name == "action_masks":
+                return [(lambda t=self.t, i=i: self.rec["masks"][t][i].copy()) for i in self._get_indices(indices)]
+            raise AttributeError(f"ReplayVecEnv slots expose only 'action_masks' and 'render_mode', not {attr_name!r}")
 
         def set_attr(self, attr_name: str, value, indices=None) -> None:
-            raise AttributeError(f"ReplayVecEnv: setting {attr_name!r} is not supported")
+            raise AttributeError(f"ReplayVecEnv: setting {attr_name!r} on slots is not supported (nothing can be set)")
 
         def env_is_wrapped(self, wrapper_class, indices=None):
             return [False for _ in self._get_indices(indices)]

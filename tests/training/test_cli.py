@@ -198,3 +198,24 @@ def test_bench_shares_are_computed_from_the_measured_rates(monkeypatch):
     assert rows[0]["learner_alone_steps_per_s"] == [4_000.0, 5_000.0, 3_000.0]
     assert lines[2].endswith("| 75% |") and lines[3].endswith("| 50% |")
     assert "4,000 / 5,000 steps/s" in lines[-1]
+
+
+def test_bench_pool_seats_play_the_same_seeded_snapshot_in_every_measurement():
+    import numpy as np
+
+    from training.bench import _pool_snapshot
+    from training.config import load_config
+    from training.trainer import plan_run
+    from training.vec_env import MultiAgentVecEnv
+
+    cfg = load_config(Path(__file__).resolve().parents[2] / "configs" / "frying_master_quick.yaml")
+    plan = plan_run(cfg)
+    assert plan.uses_pool
+    venv = MultiAgentVecEnv(plan.settings, 2, 1)
+    try:
+        first, second = _pool_snapshot(cfg, venv), _pool_snapshot(cfg, venv)
+    finally:
+        venv.close()
+    weights = [np.concatenate([np.ravel(a) for layer in s["layers"] for a in layer] + [np.ravel(a) for a in s["head"]])
+               for s in (first, second)]
+    assert weights[0].size > 1000 and (weights[0] == weights[1]).all()  # seeded by the config, not by chance

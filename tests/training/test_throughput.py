@@ -77,6 +77,10 @@ def test_a_recorded_bridge_trajectory_is_seeded_and_replays_step_by_step_at_no_c
     assert (rec["obs"] != -1.0).any(axis=-1).all()
     with pytest.raises(AttributeError, match="action_masks"):
         venv.env_method("render")
+    with pytest.raises(AttributeError, match="'action_masks' and 'render_mode'"):
+        venv.get_attr("spec")
+    assert venv.get_attr("render_mode") == [None] * n
+    assert (np.stack([f() for f in venv.get_attr("action_masks")]) == rec["masks"][venv.t]).all()
 
 
 def test_quick_run_reports_the_learner_alone_and_the_games_share():
