@@ -131,7 +131,7 @@ def bridge_figures(env_id: str, s: dict, workers: int = 1, sampler: str = "exact
     venv = VecMonitor(MultiAgentVecEnv(plan.settings, copies, workers))
     try:
         n_envs = venv.num_envs
-        model = _learner(venv, s)
+        model = _learner(s, venv)
         use_sampler(model, sampler)
         if plan.uses_pool:
             venv.venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(model.policy).state())
@@ -174,7 +174,8 @@ def _replay_vec_env():
         def env_method(self, method_name: str, *args, indices=None, **kwargs):
             if method_name != "action_masks":
                 raise AttributeError(f"ReplayVecEnv supports env_method('action_masks') only, not {method_name!r}")
-            return list(self.action_masks())
+            masks = self.rec["masks"][self.t]
+            return list(masks.copy() if indices is None else masks[list(self._get_indices(indices))])
 
         def has_attr(self, attr_name: str) -> bool:
             return attr_name in ("action_masks", "render_mode")
@@ -239,7 +240,7 @@ def record_bridge(env_id: str, s: dict, steps: int | None = None, seed: int = 0)
 
     game = env_id.rsplit("_v", 1)[0]
     plan = plan_run(load_config(CONFIG_DIR / f"{game}_quick.yaml"))
-    snapshot = (lambda venv: NumpyActor.from_sb3_policy(_learner(venv, s).policy).state()) if plan.uses_pool else None
+    snapshot = (lambda venv: NumpyActor.from_sb3_policy(_learner(s, venv).policy).state()) if plan.uses_pool else None
     return record_trajectory(plan.settings, max(1, s["n_envs"] // plan.learners),
                              s["n_steps"] if steps is None else steps, seed, snapshot)
 
@@ -263,13 +264,13 @@ def learner_alone_figures(env_id: str, s: dict, sampler: str = "exact") -> dict:
     rec, observation_space, action_space = record_bridge(env_id, s)
     torch.set_num_threads(1)
     venv = VecMonitor(replay_env(rec, observation_space, action_space))
-    model = _learner(venv, s)
+    model = _learner(s, venv)
     use_sampler(model, sampler)
     rollout, train = _learn(model, s, venv.num_envs)
     return {"rollout_fps": rollout, "train_fps": train, "n_envs": venv.num_envs}
 
 
-def _learner(venv, s: dict):
+def _learner(s: dict, venv):
     """The measured learner: MaskablePPO with :class:`training.sampling.MaskablePolicy`, ``s``'s
     settings, one epoch over one batch of the rollout, seed 0, CPU."""
     from sb3_contrib import MaskablePPO

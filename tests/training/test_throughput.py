@@ -72,6 +72,7 @@ def test_a_recorded_bridge_trajectory_is_seeded_and_replays_step_by_step_at_no_c
         assert (obs == rec["obs"][t]).all() and (rewards == rec["rewards"][t]).all() and (dones == rec["dones"][t]).all()
         assert (venv.action_masks() == rec["masks"][t]).all()
         assert (np.stack(venv.env_method("action_masks")) == rec["masks"][t]).all()
+        assert (np.stack(venv.env_method("action_masks", indices=[n - 1, 0])) == rec["masks"][t][[n - 1, 0]]).all()
         assert infos == rec["infos"][t] and all(a is not b for a, b in zip(infos, rec["infos"][t]))
     obs[...] = -1.0  # what the learner is handed is its own copy
     assert (rec["obs"] != -1.0).any(axis=-1).all()
