@@ -23,11 +23,28 @@ from it is known as a multiset, one card to each of them. The seen packs are pla
 card each seat in between took is drawn uniformly from the known cards), and the rest is dealt
 as above. A memory that does not fit the table (not this round's, a pick missing) is not used.
 
+**After Shopping** the same memory still counts (3-5 players): the round's picks, the packs seen
+and the first hand this seat saw in the Cooking phase (its picks and the last card, taken without
+a decision) place the cards each other seat drafted from those packs, in the hands of the seats
+whose Cooking turn has not begun and whose hand is still the size Shopping left it (the others
+have used, or may have used, those cards: dealt as before).
+
+**3 players: the other two drafters' rule.** With three seats, what this seat saw leaves unseen
+only the right neighbour's first pick and the two cards the neighbours took first from the left
+neighbour's starting pack; every other pick follows from them by the drafter's rule. Modelling both
+as the heuristic drafter (told the table's public state, the picks in question as its hand and no
+customer cards, which the viewer cannot see), :func:`_infer_draft` keeps the choices of those
+three cards whose replay of the round gives every pack this seat saw, weighted by how many ways
+the unseen pool deals them, and a determinisation draws one: both neighbours' hands and the packs
+in front of them then follow. None consistent (the others draft otherwise, or their Tukang
+customers change their picks): the seen packs are placed as above.
+
 The pools enter only as sorted multisets, so where the true cards lie (which opponent holds
 which card, the deck order) cannot influence the result. Simplification: the deal forgets the
-cards given to or taken from a known opponent by Mbok Bakul or a theft, and draws uniformly
-which seen card each opponent took (a perfect model would weigh the cards by how that player
-drafts); that loses information, it leaks none.
+cards given to or taken from a known opponent by Mbok Bakul or a theft, and with 4-5 players
+(or drafters the heuristic does not explain) draws uniformly which seen card each opponent took;
+that loses information, it leaks none. The drafter model is a model: against other drafters it
+can place cards wrongly, never from the true hidden state.
 """
 
 from __future__ import annotations
@@ -37,6 +54,7 @@ from typing import TYPE_CHECKING, Sequence
 import numpy as np
 
 from envs.core.seeding import make_rng
+from envs.waroong_wars.rules.characters import EXTRA_INGREDIENT_POWER
 from envs.waroong_wars.rules.cooking import EMPTY
 
 if TYPE_CHECKING:
@@ -60,11 +78,15 @@ def remembered_picks(engine: "WaroongEngine", seat: int, own_actions: Sequence[i
 
 def remember(engine: "WaroongEngine", agent: str) -> tuple | None:
     """What a perfect memory keeps of this moment for ``agent`` (public to it): while Shopping, the
-    pack in front of it, as ``("pack", round, pick_no, counts)``; else None."""
-    if engine.phase != "draft":
-        return None
+    pack in front of it, as ``("pack", round, pick_no, counts)``; in the Cooking phase, its own
+    hand, as ``("hand", round, counts)`` (the first of a round shows the hand Shopping left it,
+    unless another player's power changed it before: :func:`_seen_last_draft` checks); else None."""
     view = engine.public_view(agent)
-    return ("pack", view.round, view.pick_no, tuple(view.pack))
+    if engine.phase == "draft":
+        return ("pack", view.round, view.pick_no, tuple(view.pack))
+    if engine.phase == "cook" and view.hand_visible:
+        return ("hand", view.round, tuple(view.hand))
+    return None
 
 
 def _seen_this_round(engine: "WaroongEngine", now: Sequence[int], own_actions: Sequence[int], memory: Sequence):
@@ -95,6 +117,162 @@ def _seen_this_round(engine: "WaroongEngine", now: Sequence[int], own_actions: S
     if sum(now) != per_hand - k:
         return None
     out.append((list(now), None))
+    return out
+
+
+def _seen_last_draft(engine: "WaroongEngine", own_actions: Sequence[int], memory: Sequence):
+    """In the Cooking phase, this round's Shopping as :func:`_seen_this_round` gives it at its end:
+    ``[(P_j, R_j)]`` for every pick ``j`` of the round (the pack seen, and what was left of it after
+    this seat's pick; the last pick, one card taken without a decision, read from the first hand
+    this seat saw this round), then ``(empty pack, None)``; None unless every pick and pack is
+    remembered and the first hand is the picks and one card more."""
+    if engine.phase != "cook":
+        return None
+    n_types, pick0 = engine.cat.n_types, engine.ix.pick0
+    per_hand = engine.cat.components["cards_dealt_per_player"]
+    packs, hand = {}, None
+    for item in memory:
+        if isinstance(item, tuple) and len(item) == 4 and item[0] == "pack" and item[1] == engine.round:
+            packs[item[2]] = list(item[3])
+        elif isinstance(item, tuple) and len(item) == 3 and item[0] == "hand" and item[1] == engine.round \
+                and hand is None:
+            hand = list(item[2])
+    # this round's picks made by decision (no pick is made after Shopping); the last card of the
+    # round comes without one
+    decided = per_hand - 1
+    picks = [a - pick0 for a in own_actions if pick0 <= a < pick0 + n_types][-decided:]
+    if hand is None or len(hand) != n_types or len(picks) != decided or any(j not in packs for j in range(decided)):
+        return None
+    last = list(hand)
+    for t in picks:
+        last[t] -= 1
+    if min(last) < 0 or sum(last) != 1:
+        return None  # not the picks and one card (a power changed the hand, or Cak Londho's extra card)
+    packs[decided] = last
+    out = []
+    for j in range(per_hand):
+        p = packs[j]
+        t = picks[j] if j < decided else last.index(1)
+        if len(p) != n_types or sum(p) != per_hand - j or p[t] < 1:
+            return None
+        r = list(p)
+        r[t] -= 1
+        out.append((p, r))
+    out.append(([0] * n_types, None))
+    return out
+
+
+def _yet_to_cook(engine: "WaroongEngine", view, v: int) -> set[int]:
+    """The other seats whose Cooking turn this round has not begun and whose hand is still the size
+    Shopping left it (public: the marker, how many turns were taken, what the seat on turn has done
+    so far, the hand sizes and the characters): they hold every card they drafted."""
+    n = view.n
+    per_hand = engine.cat.components["cards_dealt_per_player"]
+    order = [(view.first + i) % n for i in range(n)]
+    later = set(order[view.turns_taken + 1:])
+    if view.turns_taken < n and not view.cooked_this_turn and not any(view.mbok_exchanges) \
+            and not any(any(t) for t in view.thefts):
+        later.add(order[view.turns_taken])
+    later.discard(v)
+    return {s for s in later
+            if view.hand_sizes[s] == per_hand + (engine.power(s) == EXTRA_INGREDIENT_POWER)}
+
+
+#: how many draft inferences :func:`_infer_draft` keeps (a decision's determinisations share one)
+_INFERENCES_KEPT = 256
+_inferences: dict = {}
+_drafter = None
+
+
+def _heuristic_pick(view, seat: int, hand: list[int], pack: list[int], pick_no: int) -> int:
+    """The card type the heuristic drafter in ``seat`` takes from ``pack`` holding ``hand``: read
+    from the viewer's own public view with that seat's place, hand, pack and pick number put in,
+    and no customer cards (which the viewer cannot see: no Tukang counted)."""
+    global _drafter
+    from dataclasses import replace
+
+    from envs.waroong_wars.actions import action_index
+    from envs.waroong_wars.heuristic import HeuristicPolicy
+
+    if _drafter is None:
+        _drafter = HeuristicPolicy(recall="world")
+    ix = action_index(view.n)
+    as_seat = replace(view, viewer=seat, pick_no=pick_no, pack=tuple(pack), hand=tuple(hand),
+                      customers=tuple(0 for _ in view.customers))
+    legal = {ix.pick0 + t for t, c in enumerate(pack) if c}
+    best, best_t = -1.0, -1
+    for a, value in _drafter._pick_scores(as_seat, legal, ix, list(hand)):
+        if value > best:
+            best, best_t = value, a - ix.pick0
+    return best_t
+
+
+def _infer_draft(view, seen, pool: list[int]):
+    """3 players, while Shopping (``pick_no >= 2``): the rounds' Shopping that the other two seats'
+    heuristic drafting and what this seat saw allow. Unseen are the right neighbour's first pick
+    ``r0`` and the left neighbour's starting pack less what this seat saw of it (``l0``, taken by
+    the left neighbour, and ``r1``, by the right one at the next pick); every other pick follows from
+    them, the seen packs and the drafter's rule. Returns ``[(weight, hands, packs)]`` over the
+    consistent choices (weight: how many ways the unseen pool deals them), each with both
+    neighbours' hands and the packs in front of them now, or ``[]`` when none is consistent (the
+    others do not draft as the heuristic, or their customers change its choices)."""
+    k = len(seen) - 1
+    key = (view.round, view.display, view.go_boy, view.characters, view.piles, view.token_supply > 0,
+           tuple((tuple(p), tuple(r) if r is not None else None) for p, r in seen), tuple(pool))
+    hit = _inferences.get(key)
+    if hit is not None:
+        return hit
+    v, n_types = view.viewer, len(seen[0][0])
+    L, R = (v + 1) % 3, (v + 2) % 3
+    have = _counts(pool, n_types)
+    out = []
+
+    def plus(p, *ts):
+        q = list(p)
+        for t in ts:
+            q[t] += 1
+        return q
+
+    def minus(p, t):
+        q = list(p)
+        q[t] -= 1
+        return q
+
+    p1, p2 = seen[1][0], seen[2][0]
+    for r0 in range(n_types):
+        if not have[r0] or _heuristic_pick(view, R, [0] * n_types, plus(p1, r0), 0) != r0:
+            continue
+        for r1 in range(n_types):
+            left = minus(have, r0)
+            if left[r1] < 1 or _heuristic_pick(view, R, plus([0] * n_types, r0), plus(p2, r1), 1) != r1:
+                continue
+            for l0 in range(n_types):
+                left2 = minus(left, r1)
+                if left2[l0] < 1 or _heuristic_pick(view, L, [0] * n_types, plus(p2, l0, r1), 0) != l0:
+                    continue
+                weight = have[r0] * left[r1] * left2[l0]
+                # the whole Shopping so far, replayed: the starting packs of the three seats
+                pack = {v: list(seen[0][0]), L: plus(p2, l0, r1), R: plus(p1, r0)}
+                hand = {L: [0] * n_types, R: [0] * n_types}
+                ok = True
+                for j in range(k):
+                    mine = [a - b for a, b in zip(seen[j][0], seen[j][1])].index(1)
+                    tl = l0 if j == 0 else _heuristic_pick(view, L, hand[L], pack[L], j)
+                    tr = r0 if j == 0 else r1 if j == 1 else _heuristic_pick(view, R, hand[R], pack[R], j)
+                    if tl < 0 or tr < 0 or pack[L][tl] < 1 or pack[R][tr] < 1:
+                        ok = False
+                        break
+                    hand[L][tl] += 1
+                    hand[R][tr] += 1
+                    pack = {L: minus(pack[v], mine), R: minus(pack[L], tl), v: minus(pack[R], tr)}
+                    if pack[v] != list(seen[j + 1][0]):
+                        ok = False
+                        break
+                if ok:
+                    out.append((weight, {L: hand[L], R: hand[R]}, {L: pack[L], R: pack[R]}))
+    if len(_inferences) >= _INFERENCES_KEPT:
+        _inferences.clear()
+    _inferences[key] = out
     return out
 
 
@@ -147,8 +325,24 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
             rows = engine.hands if kind == "hand" else engine.packs
             pool += [t for t in range(n_types) for _ in range(rows[s][t])]
     # The packs seen this round, placed where they must be (own hand known: the memory is whole).
-    seen = _seen_this_round(engine, view.pack, own_actions, memory) if drafting and own_hand is not None else None
-    placed = _place_seen(engine, v, seen, rng) if seen else None
+    if drafting:
+        seen = _seen_this_round(engine, view.pack, own_actions, memory) if own_hand is not None else None
+    else:
+        seen = _seen_last_draft(engine, own_actions, memory) if own_hand is not None else None
+    placed = None
+    if seen and n == 3 and len(seen) >= 3:
+        inferred = _infer_draft(view, seen, sorted(pool))
+        if inferred:
+            w = np.array([x[0] for x in inferred], dtype=float)
+            _, hands_now, packs_now = inferred[int(rng.choice(len(inferred), p=w / w.sum()))]
+            placed = ([hands_now.get(s, [0] * n_types) for s in range(n)], dict(packs_now))
+    if placed is None and seen:
+        placed = _place_seen(engine, v, seen, rng)
+    if placed is not None and not drafting:
+        # after Shopping the placed picks are still in the hands of the seats yet to cook (the others
+        # have used or may have used them: dealt as before)
+        later = _yet_to_cook(engine, view, v)
+        placed = ([f if s in later else [0] * n_types for s, f in enumerate(placed[0])], {})
     forced = [[0] * n_types for _ in range(n)]
     known_packs: dict[int, list[int]] = {}
     if placed is not None:

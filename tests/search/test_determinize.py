@@ -89,9 +89,10 @@ def test_waroong_wars_drafter_remembers_its_own_picks_and_nothing_else():
     assert len(dealt) > 1  # without the memory, its own face-down picks are dealt like any unseen card
 
 
-def _draft_with_memory(players: int, seed: int, variant: dict | None = None):
-    """Seeded heuristic play of a whole game, and at every Shopping decision of ``player_0`` after
-    its first pick of the round: (engine copy, its own actions, its memory) as the planner keeps them."""
+def _draft_with_memory(players: int, seed: int, variant: dict | None = None, phase: str = "draft"):
+    """Seeded heuristic play of a whole game, ``player_0`` remembering at every step as the planner
+    does, and at every ``phase`` decision of ``player_0`` (Shopping: after its first pick of the
+    round; Cooking: every one): (engine copy, its own actions, its memory) as the planner keeps them."""
     from envs.waroong_wars.determinize import remember
     from envs.waroong_wars.heuristic import HeuristicPolicy
 
@@ -101,9 +102,11 @@ def _draft_with_memory(players: int, seed: int, variant: dict | None = None):
     pols = {a: HeuristicPolicy() for a in env.agents}
     own, memory, out = [], [], []
     while env.agents:
-        if eng.phase == "draft":
-            memory.append(remember(eng, "player_0"))
-            if eng.pick_no > 0:
+        if "player_0" in env.agents:
+            item = remember(eng, "player_0")
+            if item is not None:
+                memory.append(item)
+            if eng.phase == phase and (phase != "draft" or eng.pick_no > 0):
                 out.append((eng.clone(), tuple(own), tuple(memory)))
         joint = {a: pols[a].act(obs[a], a, env) for a in env.agents}
         if "player_0" in joint:
@@ -176,3 +179,142 @@ def test_waroong_wars_a_memory_that_does_not_fit_is_not_used():
         assert _hidden(det(eng, "player_0", make_rng(3), own, bad)) == bare
     # the memory is paired with this round's own picks: without them it is not used either
     assert _hidden(det(eng, "player_0", make_rng(3), (), memory)) == _hidden(det(eng, "player_0", make_rng(3), ()))
+
+
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_waroong_wars_cooking_determinisations_place_the_drafted_cards(players):
+    """In the Cooking phase the memory of the round's Shopping still counts: the card left in the
+    pack this seat passed at its last decided pick went to its left neighbour, so while that
+    neighbour has not begun its turn every sample puts it in its hand; and over the seats yet to
+    cook the samples hold more of their true cards than the memoryless deal (at 3 players many more). Every sample is
+    still a state the viewer cannot tell apart."""
+    from envs.waroong_wars.determinize import _seen_last_draft, _yet_to_cook
+
+    det = determinizer("waroong_wars_v1")
+    env, states = _draft_with_memory(players, seed=30 + players, phase="cook")
+    placed = {True: 0, False: 0}
+    checked = 0
+    for k, (eng, own, memory) in enumerate(states):
+        seen = _seen_last_draft(eng, own, memory)
+        later = _yet_to_cook(eng, eng.public_view("player_0"), 0)
+        for s in range(2):
+            d = det(eng, "player_0", make_rng(100 * k + s), own, memory)
+            type(eng).from_dict(d.to_dict())
+            assert card_multisets("waroong_wars_v1", d, "player_0") == card_multisets("waroong_wars_v1", eng, "player_0")
+            np.testing.assert_array_equal(observation(env, d, "player_0"), observation(env, eng, "player_0"))
+            if seen is not None and 1 in later:
+                last = seen[-3][1]  # what was left of the pack at the last decided pick: one card
+                assert sum(last) == 1 and all(d.hands[1][c] >= last[c] for c in range(len(last)))
+                checked += 1
+            bare = det(eng, "player_0", make_rng(100 * k + s), own)
+            for i in later:
+                placed[True] += sum(min(a, b) for a, b in zip(d.hands[i], eng.hands[i]))
+                placed[False] += sum(min(a, b) for a, b in zip(bare.hands[i], eng.hands[i]))
+    assert checked > 0
+    # at 3 players the seats yet to cook got 9 of their 12 cards from packs this seat saw; with more
+    # players most of a hand comes from packs it never saw, and the gain is smaller
+    assert placed[True] > (1.15 if players == 3 else 1.0) * placed[False], placed
+
+
+def test_waroong_wars_cooking_memory_comes_from_the_memory_not_the_table():
+    """Cooking-phase determinisations of two truths behind the same view and memory are equal."""
+    det = determinizer("waroong_wars_v1")
+    _, states = _draft_with_memory(3, seed=41, phase="cook")
+    for k, (eng, own, memory) in enumerate(states[:12]):
+        other = det(eng, "player_0", make_rng(7_000 + k), own, memory)
+        assert _hidden(other) != _hidden(eng)
+        a = det(eng, "player_0", make_rng(k), own, memory)
+        b = det(other, "player_0", make_rng(k), own, memory)
+        assert _hidden(a) == _hidden(b)
+
+
+def test_waroong_wars_a_cooking_memory_that_does_not_fit_is_not_used():
+    """The first hand of the round must be this round's and the round's picks and one card more;
+    otherwise the Cooking-phase determinisation deals as without a memory."""
+    from envs.waroong_wars.determinize import _seen_last_draft
+
+    det = determinizer("waroong_wars_v1")
+    _, states = _draft_with_memory(3, seed=42, phase="cook")
+    eng, own, memory = states[0]
+    assert _seen_last_draft(eng, own, memory) is not None
+    bare = _hidden(det(eng, "player_0", make_rng(5), own))
+    assert _hidden(det(eng, "player_0", make_rng(5), own, memory)) != bare
+    hands = [it for it in memory if it[0] == "hand"]
+    other_round = tuple(("hand", it[1] + 1, it[2]) if it[0] == "hand" else it for it in memory)
+    one_more = tuple(("hand", it[1], tuple(c + (j == 0) for j, c in enumerate(it[2]))) if it is hands[0] else it
+                     for it in memory)
+    no_packs = tuple(it for it in memory if it[0] != "pack")
+    for bad in (other_round, one_more, no_packs):
+        assert _seen_last_draft(eng, own, bad) is None
+        assert _hidden(det(eng, "player_0", make_rng(5), own, bad)) == bare
+
+
+@pytest.mark.parametrize("variant", [{"plain_mode": True}, {}])
+def test_waroong_wars_three_player_drafting_is_inferred_from_the_heuristic_rule(variant):
+    """3 players: the neighbours' unseen first picks are inferred from the heuristic drafter's rule
+    and the packs this seat saw. Against heuristic drafters without customer cards (Plain Mode, or
+    any first round) the true hands and packs in front of both neighbours are among the inferred
+    Shopping states at every decision from the third pick on; the determinisations then place
+    them far more often than the seen packs alone."""
+    from envs.waroong_wars import determinize as D
+
+    det = determinizer("waroong_wars_v1")
+    found, states_checked, placed = 0, 0, {True: 0, False: 0}
+    for seed in range(3):
+        _, states = _draft_with_memory(3, seed=60 + seed, variant=variant)
+        for k, (eng, own, memory) in enumerate(states):
+            if eng.pick_no < 2:
+                continue
+            view = eng.public_view("player_0")
+            seen = D._seen_this_round(eng, view.pack, own, memory)
+            pool = sorted(list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
+                                                       for t in range(len(rows[s])) for _ in range(rows[s][t])])
+            inferred = D._infer_draft(view, seen, pool)
+            no_customers = not any(any(c) for c in eng.customers)
+            if no_customers:
+                states_checked += 1
+                truth = ({1: eng.hands[1], 2: eng.hands[2]}, {1: eng.packs[1], 2: eng.packs[2]})
+                found += any((h, p) == truth for _, h, p in inferred)
+                assert all(w > 0 for w, _, _ in inferred)
+            d = det(eng, "player_0", make_rng(k), own, memory)
+            saved, D._infer_draft = D._infer_draft, (lambda *a: [])
+            try:
+                bare = det(eng, "player_0", make_rng(k), own, memory)
+            finally:
+                D._infer_draft = saved
+            for i in (1, 2):
+                placed[True] += sum(min(a, b) for a, b in zip(d.hands[i], eng.hands[i]))
+                placed[False] += sum(min(a, b) for a, b in zip(bare.hands[i], eng.hands[i]))
+    assert states_checked >= 9 and found == states_checked
+    assert placed[True] > 1.2 * placed[False], placed
+
+
+def test_waroong_wars_drafting_inference_falls_back_when_the_others_do_not_draft_so():
+    """Random drafters: no inferred Shopping state fits most of the time, and every determinisation
+    is still a valid state the viewer cannot tell apart (the seen packs placed as before)."""
+    from envs.waroong_wars import determinize as D
+    from envs.waroong_wars.determinize import remember
+
+    det = determinizer("waroong_wars_v1")
+    env = envs.get_env_module("waroong_wars_v1").parallel_env(players=3, plain_mode=True)
+    obs, _ = env.reset(seed=5)
+    eng = env.unwrapped.engine
+    rng = make_rng(0)
+    own, memory, empty, checked = [], [], 0, 0
+    while env.agents and eng.round == 1:
+        if eng.phase == "draft":
+            memory.append(remember(eng, "player_0"))
+            if eng.pick_no >= 2:
+                view = eng.public_view("player_0")
+                seen = D._seen_this_round(eng, view.pack, tuple(own), tuple(memory))
+                pool = sorted(list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
+                                                           for t in range(len(rows[s])) for _ in range(rows[s][t])])
+                empty += not D._infer_draft(view, seen, pool)
+                checked += 1
+                d = det(eng, "player_0", make_rng(checked), tuple(own), tuple(memory))
+                type(eng).from_dict(d.to_dict())
+                np.testing.assert_array_equal(observation(env, d, "player_0"), observation(env, eng, "player_0"))
+        joint = {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents}
+        own.append(joint["player_0"])
+        obs, *_ = env.step(joint)
+    assert checked >= 3 and empty >= checked // 2
