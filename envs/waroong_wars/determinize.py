@@ -184,47 +184,88 @@ _inferences: dict = {}
 _drafter = None
 
 
-def _heuristic_pick(view, seat: int, hand: list[int], pack: list[int], pick_no: int) -> int:
-    """The card type the heuristic drafter in ``seat`` takes from ``pack`` holding ``hand``: read
-    from the viewer's own public view with that seat's place, hand, pack and pick number put in,
-    and no customer cards (which the viewer cannot see: no Tukang counted)."""
-    global _drafter
-    from dataclasses import replace
+class _Drafter:
+    """The heuristic drafter's choice for a seat the viewer cannot see into (:meth:`pick`), read
+    from the viewer's own public view with that seat's place, pick number and customer cards put
+    in; kept for one inference (its calls repeat)."""
 
-    from envs.waroong_wars.actions import action_index
-    from envs.waroong_wars.heuristic import HeuristicPolicy
+    def __init__(self, view):
+        global _drafter
+        from envs.waroong_wars.actions import action_index
+        from envs.waroong_wars.heuristic import HeuristicPolicy
 
-    if _drafter is None:
-        _drafter = HeuristicPolicy(recall="world")
-    ix = action_index(view.n)
-    as_seat = replace(view, viewer=seat, pick_no=pick_no, pack=tuple(pack), hand=tuple(hand),
-                      customers=tuple(0 for _ in view.customers))
-    legal = {ix.pick0 + t for t, c in enumerate(pack) if c}
-    best, best_t = -1.0, -1
-    for a, value in _drafter._pick_scores(as_seat, legal, ix, list(hand)):
-        if value > best:
-            best, best_t = value, a - ix.pick0
-    return best_t
+        if _drafter is None:
+            _drafter = HeuristicPolicy(recall="world")
+        self.view, self.ix, self.h = view, action_index(view.n), _drafter
+        self.views: dict = {}
+        self.memo: dict = {}
+
+    def pick(self, seat: int, hand: list[int], pack: list[int], pick_no: int, tuk: int = -1) -> int:
+        """The card type the heuristic drafter in ``seat`` takes from ``pack`` holding ``hand``,
+        with one Tukang customer of category ``tuk`` (-1: none; the drafter's rule reads no other
+        customer card)."""
+        key = (seat, tuple(hand), tuple(pack), pick_no, tuk)
+        hit = self.memo.get(key)
+        if hit is not None:
+            return hit
+        vkey = (seat, pick_no, tuk)
+        as_seat = self.views.get(vkey)
+        if as_seat is None:
+            from dataclasses import replace
+
+            customers = [0] * len(self.view.customers)
+            if tuk >= 0:
+                customers[self.h.tukang_kinds[tuk]] = 1
+            as_seat = self.views[vkey] = replace(self.view, viewer=seat, pick_no=pick_no,
+                                                 customers=tuple(customers))
+        pick0 = self.ix.pick0
+        legal = {pick0 + t for t, c in enumerate(pack) if c}
+        best, best_t = -1.0, -1
+        for a, value in self.h._pick_scores(as_seat, legal, self.ix, list(hand)):
+            if value > best:
+                best, best_t = value, a - pick0
+        self.memo[key] = best_t
+        return best_t
 
 
-def _infer_draft(view, seen, pool: list[int]):
-    """3 players, while Shopping (``pick_no >= 2``): the rounds' Shopping that the other two seats'
-    heuristic drafting and what this seat saw allow. Unseen are the right neighbour's first pick
-    ``r0`` and the left neighbour's starting pack less what this seat saw of it (``l0``, taken by
-    the left neighbour, and ``r1``, by the right one at the next pick); every other pick follows from
-    them, the seen packs and the drafter's rule. Returns ``[(weight, hands, packs)]`` over the
-    consistent choices (weight: how many ways the unseen pool deals them), each with both
-    neighbours' hands and the packs in front of them now, or ``[]`` when none is consistent (the
-    others do not draft as the heuristic, or their customers change its choices)."""
+def _tukang_odds(count: int, cpool: list[int], tukang_kinds: list[int]) -> list[tuple[int, float]]:
+    """``[(category or -1, weight)]``: how likely a seat holding ``count`` customer cards dealt from
+    the unseen customers ``cpool`` holds no Tukang (-1) or exactly one, of each category (two or
+    more are left out): hypergeometric odds, up to a common factor."""
+    from math import comb
+
+    if count == 0:
+        return [(-1, 1.0)]
+    held = [cpool.count(k) for k in tukang_kinds]
+    others = len(cpool) - sum(held)
+    out = [(-1, float(comb(others, count)))]
+    out += [(c, float(h * comb(others, count - 1))) for c, h in enumerate(held) if h]
+    return [(c, w) for c, w in out if w > 0]
+
+
+def _infer_draft(view, seen, pool: list[int], cpool: list[int]):
+    """3 players, while Shopping from the third pick on, or in the Cooking phase: the round's
+    Shopping that the other two seats' heuristic drafting and what this seat saw allow. Unseen are
+    the right neighbour's first pick ``r0`` and the left neighbour's starting pack less what this
+    seat saw of it (``l0``, taken by the left neighbour, and ``r1``, by the right one at the next
+    pick); every other pick follows from them, the seen packs and the drafter's rule, given each
+    neighbour's Tukang customers (none or one, of a category: :func:`_tukang_odds`). Returns
+    ``[(weight, hands, packs)]`` over the consistent choices (weight: the Tukangs' odds times how
+    many ways the unseen pool deals the three cards), each with both neighbours' hands and the
+    packs in front of them now, or ``[]`` when none is consistent (the others do not draft as the
+    heuristic does)."""
     k = len(seen) - 1
     key = (view.round, view.display, view.go_boy, view.characters, view.piles, view.token_supply > 0,
-           tuple((tuple(p), tuple(r) if r is not None else None) for p, r in seen), tuple(pool))
+           view.customer_counts, tuple((tuple(p), tuple(r) if r is not None else None) for p, r in seen),
+           tuple(pool), tuple(cpool))
     hit = _inferences.get(key)
     if hit is not None:
         return hit
     v, n_types = view.viewer, len(seen[0][0])
     L, R = (v + 1) % 3, (v + 2) % 3
     have = _counts(pool, n_types)
+    drafter = _Drafter(view)
+    odds = {s: _tukang_odds(view.customer_counts[s], list(cpool), drafter.h.tukang_kinds) for s in (L, R)}
     out = []
 
     def plus(p, *ts):
@@ -239,41 +280,49 @@ def _infer_draft(view, seen, pool: list[int]):
         return q
 
     p1, p2 = seen[1][0], seen[2][0]
-    for r0 in range(n_types):
-        if not have[r0] or _heuristic_pick(view, R, [0] * n_types, plus(p1, r0), 0) != r0:
-            continue
-        for r1 in range(n_types):
-            left = minus(have, r0)
-            if left[r1] < 1 or _heuristic_pick(view, R, plus([0] * n_types, r0), plus(p2, r1), 1) != r1:
+    none = [0] * n_types
+    for tr_, wr in odds[R]:
+        for r0 in range(n_types):
+            if not have[r0] or drafter.pick(R, none, plus(p1, r0), 0, tr_) != r0:
                 continue
-            for l0 in range(n_types):
-                left2 = minus(left, r1)
-                if left2[l0] < 1 or _heuristic_pick(view, L, [0] * n_types, plus(p2, l0, r1), 0) != l0:
+            for r1 in range(n_types):
+                left = minus(have, r0)
+                if left[r1] < 1 or drafter.pick(R, plus(none, r0), plus(p2, r1), 1, tr_) != r1:
                     continue
-                weight = have[r0] * left[r1] * left2[l0]
-                # the whole Shopping so far, replayed: the starting packs of the three seats
-                pack = {v: list(seen[0][0]), L: plus(p2, l0, r1), R: plus(p1, r0)}
-                hand = {L: [0] * n_types, R: [0] * n_types}
-                ok = True
-                for j in range(k):
-                    mine = [a - b for a, b in zip(seen[j][0], seen[j][1])].index(1)
-                    tl = l0 if j == 0 else _heuristic_pick(view, L, hand[L], pack[L], j)
-                    tr = r0 if j == 0 else r1 if j == 1 else _heuristic_pick(view, R, hand[R], pack[R], j)
-                    if tl < 0 or tr < 0 or pack[L][tl] < 1 or pack[R][tr] < 1:
-                        ok = False
-                        break
-                    hand[L][tl] += 1
-                    hand[R][tr] += 1
-                    pack = {L: minus(pack[v], mine), R: minus(pack[L], tl), v: minus(pack[R], tr)}
-                    if pack[v] != list(seen[j + 1][0]):
-                        ok = False
-                        break
-                if ok:
-                    out.append((weight, {L: hand[L], R: hand[R]}, {L: pack[L], R: pack[R]}))
+                for tl_, wl in odds[L]:
+                    for l0 in range(n_types):
+                        left2 = minus(left, r1)
+                        if left2[l0] < 1 or drafter.pick(L, none, plus(p2, l0, r1), 0, tl_) != l0:
+                            continue
+                        found = _replay(drafter, seen, k, L, R, v, (l0, r0, r1), (tl_, tr_), p1, p2, plus, minus)
+                        if found is not None:
+                            out.append((wr * wl * have[r0] * left[r1] * left2[l0],) + found)
     if len(_inferences) >= _INFERENCES_KEPT:
         _inferences.clear()
     _inferences[key] = out
     return out
+
+
+def _replay(drafter, seen, k, L, R, v, firsts, tuks, p1, p2, plus, minus):
+    """The round's Shopping replayed from the starting packs that ``firsts`` (``l0, r0, r1``) give,
+    the neighbours drafting by the heuristic's rule with Tukangs ``tuks`` (``L``'s, ``R``'s):
+    ``(hands, packs)`` now, or None where a pack this seat saw differs."""
+    l0, r0, r1 = firsts
+    n_types = len(p1)
+    pack = {v: list(seen[0][0]), L: plus(p2, l0, r1), R: plus(p1, r0)}
+    hand = {L: [0] * n_types, R: [0] * n_types}
+    for j in range(k):
+        mine = [a - b for a, b in zip(seen[j][0], seen[j][1])].index(1)
+        tl = l0 if j == 0 else drafter.pick(L, hand[L], pack[L], j, tuks[0])
+        tr = r0 if j == 0 else r1 if j == 1 else drafter.pick(R, hand[R], pack[R], j, tuks[1])
+        if tl < 0 or tr < 0 or pack[L][tl] < 1 or pack[R][tr] < 1:
+            return None
+        hand[L][tl] += 1
+        hand[R][tr] += 1
+        pack = {L: minus(pack[v], mine), R: minus(pack[L], tl), v: minus(pack[R], tr)}
+        if pack[v] != list(seen[j + 1][0]):
+            return None
+    return {L: hand[L], R: hand[R]}, {L: pack[L], R: pack[R]}
 
 
 def _place_seen(engine: "WaroongEngine", v: int, seen, rng: np.random.Generator):
@@ -331,7 +380,10 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
         seen = _seen_last_draft(engine, own_actions, memory) if own_hand is not None else None
     placed = None
     if seen and n == 3 and len(seen) >= 3:
-        inferred = _infer_draft(view, seen, sorted(pool))
+        cpool = sorted(list(engine.customer_deck) + [t for s in range(n) if s != v
+                                                     for t in range(len(engine.customers[s]))
+                                                     for _ in range(engine.customers[s][t])])
+        inferred = _infer_draft(view, seen, sorted(pool), cpool)
         if inferred:
             w = np.array([x[0] for x in inferred], dtype=float)
             _, hands_now, packs_now = inferred[int(rng.choice(len(inferred), p=w / w.sum()))]

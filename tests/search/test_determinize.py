@@ -249,6 +249,12 @@ def test_waroong_wars_a_cooking_memory_that_does_not_fit_is_not_used():
         assert _hidden(det(eng, "player_0", make_rng(5), own, bad)) == bare
 
 
+def cp(eng) -> list[int]:
+    """The customer cards ``player_0`` cannot see, as a sorted multiset (public)."""
+    return sorted(list(eng.customer_deck) + [t for s in range(1, eng.n) for t in range(len(eng.customers[s]))
+                                             for _ in range(eng.customers[s][t])])
+
+
 @pytest.mark.parametrize("variant", [{"plain_mode": True}, {}])
 def test_waroong_wars_three_player_drafting_is_inferred_from_the_heuristic_rule(variant):
     """3 players: the neighbours' unseen first picks are inferred from the heuristic drafter's rule
@@ -269,7 +275,7 @@ def test_waroong_wars_three_player_drafting_is_inferred_from_the_heuristic_rule(
             seen = D._seen_this_round(eng, view.pack, own, memory)
             pool = sorted(list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
                                                        for t in range(len(rows[s])) for _ in range(rows[s][t])])
-            inferred = D._infer_draft(view, seen, pool)
+            inferred = D._infer_draft(view, seen, pool, cp(eng))
             no_customers = not any(any(c) for c in eng.customers)
             if no_customers:
                 states_checked += 1
@@ -309,7 +315,7 @@ def test_waroong_wars_drafting_inference_falls_back_when_the_others_do_not_draft
                 seen = D._seen_this_round(eng, view.pack, tuple(own), tuple(memory))
                 pool = sorted(list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
                                                            for t in range(len(rows[s])) for _ in range(rows[s][t])])
-                empty += not D._infer_draft(view, seen, pool)
+                empty += not D._infer_draft(view, seen, pool, cp(eng))
                 checked += 1
                 d = det(eng, "player_0", make_rng(checked), tuple(own), tuple(memory))
                 type(eng).from_dict(d.to_dict())
