@@ -32,12 +32,13 @@ have used, or may have used, those cards: dealt as before).
 **3 players: the other two drafters' rule.** With three seats, what this seat saw leaves unseen
 only the right neighbour's first pick and the two cards the neighbours took first from the left
 neighbour's starting pack; every other pick follows from them by the drafter's rule. Modelling both
-as the heuristic drafter (told the table's public state, the picks in question as its hand and no
-customer cards, which the viewer cannot see), :func:`_infer_draft` keeps the choices of those
-three cards whose replay of the round gives every pack this seat saw, weighted by how many ways
-the unseen pool deals them, and a determinisation draws one: both neighbours' hands and the packs
-in front of them then follow. None consistent (the others draft otherwise, or their Tukang
-customers change their picks): the seen packs are placed as above.
+as the heuristic drafter (told the table's public state and the picks in question as its hand; of
+its customer cards, which the viewer cannot see, the rule reads only the Tukangs: none or one, of
+each category, at the odds of its public customer count), :func:`_infer_draft` keeps the choices
+of those three cards and the Tukangs whose replay of the round gives every pack this seat saw,
+weighted by those odds and by how many ways the unseen pool deals the cards, and a
+determinisation draws one: both neighbours' hands and the packs in front of them then follow.
+None consistent (the others draft otherwise): the seen packs are placed as above.
 
 The pools enter only as sorted multisets, so where the true cards lie (which opponent holds
 which card, the deck order) cannot influence the result. Simplification: the deal forgets the
