@@ -186,8 +186,8 @@ def test_waroong_wars_cooking_determinisations_place_the_drafted_cards(players):
     """In the Cooking phase the memory of the round's Shopping still counts: the card left in the
     pack this seat passed at its last decided pick went to its left neighbour, so while that
     neighbour has not begun its turn every sample puts it in its hand; and over the seats yet to
-    cook the samples hold more of their true cards than the memoryless deal (at 3 players many more). Every sample is
-    still a state the viewer cannot tell apart."""
+    cook the samples hold more of their true cards than the memoryless deal (at 3 players many
+    more). Every sample is still a state the viewer cannot tell apart."""
     from envs.waroong_wars.determinize import _seen_last_draft, _yet_to_cook
 
     det = determinizer("waroong_wars_v1")
@@ -249,7 +249,7 @@ def test_waroong_wars_a_cooking_memory_that_does_not_fit_is_not_used():
         assert _hidden(det(eng, "player_0", make_rng(5), own, bad)) == bare
 
 
-def cp(eng) -> list[int]:
+def _unseen_customers(eng) -> list[int]:
     """The customer cards ``player_0`` cannot see, as a sorted multiset (public)."""
     return sorted(list(eng.customer_deck) + [t for s in range(1, eng.n) for t in range(len(eng.customers[s]))
                                              for _ in range(eng.customers[s][t])])
@@ -258,14 +258,14 @@ def cp(eng) -> list[int]:
 @pytest.mark.parametrize("variant", [{"plain_mode": True}, {}])
 def test_waroong_wars_three_player_drafting_is_inferred_from_the_heuristic_rule(variant):
     """3 players: the neighbours' unseen first picks are inferred from the heuristic drafter's rule
-    and the packs this seat saw. Against heuristic drafters without customer cards (Plain Mode, or
-    any first round) the true hands and packs in front of both neighbours are among the inferred
+    and the packs this seat saw. Against heuristic drafters holding no more than one Tukang each
+    (Plain Mode: none) the true hands and packs in front of both neighbours are among the inferred
     Shopping states at every decision from the third pick on; the determinisations then place
     them far more often than the seen packs alone."""
     from envs.waroong_wars import determinize as D
 
     det = determinizer("waroong_wars_v1")
-    found, states_checked, placed = 0, 0, {True: 0, False: 0}
+    found, states_checked, with_tukang, placed = 0, 0, 0, {True: 0, False: 0}
     for seed in range(3):
         _, states = _draft_with_memory(3, seed=60 + seed, variant=variant)
         for k, (eng, own, memory) in enumerate(states):
@@ -275,10 +275,12 @@ def test_waroong_wars_three_player_drafting_is_inferred_from_the_heuristic_rule(
             seen = D._seen_this_round(eng, view.pack, own, memory)
             pool = sorted(list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
                                                        for t in range(len(rows[s])) for _ in range(rows[s][t])])
-            inferred = D._infer_draft(view, seen, pool, cp(eng))
-            no_customers = not any(any(c) for c in eng.customers)
-            if no_customers:
+            inferred = D._infer_draft(view, seen, pool, _unseen_customers(eng))
+            # the rule reads a drafter's Tukangs only, and the inference weighs none or one of them
+            tukangs = [sum(eng.customers[s][t] for t in eng.tukang_kinds) for s in (1, 2)]
+            if max(tukangs) <= 1:
                 states_checked += 1
+                with_tukang += max(tukangs) == 1
                 truth = ({1: eng.hands[1], 2: eng.hands[2]}, {1: eng.packs[1], 2: eng.packs[2]})
                 found += any((h, p) == truth for _, h, p in inferred)
                 assert all(w > 0 for w, _, _ in inferred)
@@ -291,7 +293,8 @@ def test_waroong_wars_three_player_drafting_is_inferred_from_the_heuristic_rule(
             for i in (1, 2):
                 placed[True] += sum(min(a, b) for a, b in zip(d.hands[i], eng.hands[i]))
                 placed[False] += sum(min(a, b) for a, b in zip(bare.hands[i], eng.hands[i]))
-    assert states_checked >= 9 and found == states_checked
+    assert states_checked >= 9 and found == states_checked, (found, states_checked)
+    assert variant or with_tukang > 0
     assert placed[True] > 1.2 * placed[False], placed
 
 
@@ -315,7 +318,7 @@ def test_waroong_wars_drafting_inference_falls_back_when_the_others_do_not_draft
                 seen = D._seen_this_round(eng, view.pack, tuple(own), tuple(memory))
                 pool = sorted(list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
                                                            for t in range(len(rows[s])) for _ in range(rows[s][t])])
-                empty += not D._infer_draft(view, seen, pool, cp(eng))
+                empty += not D._infer_draft(view, seen, pool, _unseen_customers(eng))
                 checked += 1
                 d = det(eng, "player_0", make_rng(checked), tuple(own), tuple(memory))
                 type(eng).from_dict(d.to_dict())
