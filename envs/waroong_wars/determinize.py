@@ -52,6 +52,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
+from functools import lru_cache
+
 import numpy as np
 
 from envs.core.seeding import make_rng
@@ -90,6 +92,33 @@ def remember(engine: "WaroongEngine", agent: str) -> tuple | None:
     return None
 
 
+def _remembered(memory: Sequence, round_no: int) -> tuple[dict[int, list[int]], list[int] | None]:
+    """This round's items of ``memory``: the packs seen, by pick number, and the first hand seen in
+    the Cooking phase (None if none)."""
+    packs, hand = {}, None
+    for item in memory:
+        if not isinstance(item, tuple) or len(item) < 3 or item[1] != round_no:
+            continue
+        if item[0] == "pack" and len(item) == 4:
+            packs[item[2]] = list(item[3])
+        elif item[0] == "hand" and len(item) == 3 and hand is None:
+            hand = list(item[2])
+    return packs, hand
+
+
+def _seen_pairs(packs: dict[int, list[int]], picks: Sequence[int], per_hand: int, n_types: int):
+    """``[(P_j, R_j)]`` for the picks ``j`` of ``picks`` (card types): the pack seen and what was left
+    of it after this seat's pick; None unless every pack is remembered, holds ``per_hand - j``
+    cards and the card picked from it."""
+    out = []
+    for j, t in enumerate(picks):
+        p = packs.get(j)
+        if p is None or len(p) != n_types or sum(p) != per_hand - j or not 0 <= t < n_types or p[t] < 1:
+            return None
+        out.append((p, _minus(p, t)))
+    return out
+
+
 def _seen_this_round(engine: "WaroongEngine", now: Sequence[int], own_actions: Sequence[int], memory: Sequence):
     """``[(P_j, R_j)]`` for the picks ``j < pick_no`` this round (the pack seen, and what was left
     of it after this seat's pick), then ``(now, None)`` (the pack in front of it now); None unless
@@ -97,28 +126,13 @@ def _seen_this_round(engine: "WaroongEngine", now: Sequence[int], own_actions: S
     k = engine.pick_no
     if engine.phase != "draft" or k == 0:
         return None
-    n_types = engine.cat.n_types
-    packs = {}
-    for item in memory:
-        if isinstance(item, tuple) and len(item) == 4 and item[0] == "pack" and item[1] == engine.round:
-            packs[item[2]] = list(item[3])
     picks = list(own_actions[len(own_actions) - k:])
-    pick0 = engine.ix.pick0
-    if len(picks) != k or any(j not in packs for j in range(k)):
-        return None
     per_hand = engine.cat.components["cards_dealt_per_player"]
-    out = []
-    for j in range(k):
-        p, t = packs[j], picks[j] - pick0
-        if len(p) != n_types or sum(p) != per_hand - j or not 0 <= t < n_types or p[t] < 1:
-            return None
-        r = list(p)
-        r[t] -= 1
-        out.append((p, r))
-    if sum(now) != per_hand - k:
+    if len(picks) != k or sum(now) != per_hand - k:
         return None
-    out.append((list(now), None))
-    return out
+    packs, _ = _remembered(memory, engine.round)
+    out = _seen_pairs(packs, [a - engine.ix.pick0 for a in picks], per_hand, engine.cat.n_types)
+    return None if out is None else out + [(list(now), None)]
 
 
 def _seen_last_draft(engine: "WaroongEngine", own_actions: Sequence[int], memory: Sequence):
@@ -131,18 +145,12 @@ def _seen_last_draft(engine: "WaroongEngine", own_actions: Sequence[int], memory
         return None
     n_types, pick0 = engine.cat.n_types, engine.ix.pick0
     per_hand = engine.cat.components["cards_dealt_per_player"]
-    packs, hand = {}, None
-    for item in memory:
-        if isinstance(item, tuple) and len(item) == 4 and item[0] == "pack" and item[1] == engine.round:
-            packs[item[2]] = list(item[3])
-        elif isinstance(item, tuple) and len(item) == 3 and item[0] == "hand" and item[1] == engine.round \
-                and hand is None:
-            hand = list(item[2])
+    packs, hand = _remembered(memory, engine.round)
     # this round's picks made by decision (no pick is made after Shopping); the last card of the
     # round comes without one
     decided = per_hand - 1
     picks = [a - pick0 for a in own_actions if pick0 <= a < pick0 + n_types][-decided:]
-    if hand is None or len(hand) != n_types or len(picks) != decided or any(j not in packs for j in range(decided)):
+    if hand is None or len(hand) != n_types or len(picks) != decided:
         return None
     last = list(hand)
     for t in picks:
@@ -150,17 +158,8 @@ def _seen_last_draft(engine: "WaroongEngine", own_actions: Sequence[int], memory
     if min(last) < 0 or sum(last) != 1:
         return None  # not the picks and one card (a power changed the hand, or Cak Londho's extra card)
     packs[decided] = last
-    out = []
-    for j in range(per_hand):
-        p = packs[j]
-        t = picks[j] if j < decided else last.index(1)
-        if len(p) != n_types or sum(p) != per_hand - j or p[t] < 1:
-            return None
-        r = list(p)
-        r[t] -= 1
-        out.append((p, r))
-    out.append(([0] * n_types, None))
-    return out
+    out = _seen_pairs(packs, picks + [last.index(1)], per_hand, n_types)
+    return None if out is None else out + [([0] * n_types, None)]
 
 
 def _yet_to_cook(engine: "WaroongEngine", view, v: int) -> set[int]:
@@ -179,10 +178,33 @@ def _yet_to_cook(engine: "WaroongEngine", view, v: int) -> set[int]:
             if view.hand_sizes[s] == per_hand + (engine.power(s) == EXTRA_INGREDIENT_POWER)}
 
 
+def _plus(p: Sequence[int], *types: int) -> list[int]:
+    """Counts ``p`` with one more card of each of ``types``."""
+    q = list(p)
+    for t in types:
+        q[t] += 1
+    return q
+
+
+def _minus(p: Sequence[int], t: int) -> list[int]:
+    """Counts ``p`` with one card of type ``t`` fewer."""
+    q = list(p)
+    q[t] -= 1
+    return q
+
+
 #: how many draft inferences :func:`_infer_draft` keeps (a decision's determinisations share one)
 _INFERENCES_KEPT = 256
 _inferences: dict = {}
-_drafter = None
+
+
+@lru_cache(maxsize=1)
+def _heuristic_drafter():
+    """The heuristic whose drafting rule models the other seats (its value tables are kept across
+    inferences; it remembers nothing of a game: it is asked with explicit hands)."""
+    from envs.waroong_wars.heuristic import HeuristicPolicy
+
+    return HeuristicPolicy(recall="world")
 
 
 class _Drafter:
@@ -191,13 +213,9 @@ class _Drafter:
     in; kept for one inference (its calls repeat)."""
 
     def __init__(self, view):
-        global _drafter
         from envs.waroong_wars.actions import action_index
-        from envs.waroong_wars.heuristic import HeuristicPolicy
 
-        if _drafter is None:
-            _drafter = HeuristicPolicy(recall="world")
-        self.view, self.ix, self.h = view, action_index(view.n), _drafter
+        self.view, self.ix, self.h = view, action_index(view.n), _heuristic_drafter()
         self.views: dict = {}
         self.memo: dict = {}
 
@@ -268,34 +286,22 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int]):
     drafter = _Drafter(view)
     odds = {s: _tukang_odds(view.customer_counts[s], list(cpool), drafter.h.tukang_kinds) for s in (L, R)}
     out = []
-
-    def plus(p, *ts):
-        q = list(p)
-        for t in ts:
-            q[t] += 1
-        return q
-
-    def minus(p, t):
-        q = list(p)
-        q[t] -= 1
-        return q
-
     p1, p2 = seen[1][0], seen[2][0]
     none = [0] * n_types
     for tr_, wr in odds[R]:
         for r0 in range(n_types):
-            if not have[r0] or drafter.pick(R, none, plus(p1, r0), 0, tr_) != r0:
+            if not have[r0] or drafter.pick(R, none, _plus(p1, r0), 0, tr_) != r0:
                 continue
             for r1 in range(n_types):
-                left = minus(have, r0)
-                if left[r1] < 1 or drafter.pick(R, plus(none, r0), plus(p2, r1), 1, tr_) != r1:
+                left = _minus(have, r0)
+                if left[r1] < 1 or drafter.pick(R, _plus(none, r0), _plus(p2, r1), 1, tr_) != r1:
                     continue
                 for tl_, wl in odds[L]:
                     for l0 in range(n_types):
-                        left2 = minus(left, r1)
-                        if left2[l0] < 1 or drafter.pick(L, none, plus(p2, l0, r1), 0, tl_) != l0:
+                        left2 = _minus(left, r1)
+                        if left2[l0] < 1 or drafter.pick(L, none, _plus(p2, l0, r1), 0, tl_) != l0:
                             continue
-                        found = _replay(drafter, seen, k, L, R, v, (l0, r0, r1), (tl_, tr_), p1, p2, plus, minus)
+                        found = _replay(drafter, seen, k, L, R, v, (l0, r0, r1), (tl_, tr_))
                         if found is not None:
                             out.append((wr * wl * have[r0] * left[r1] * left2[l0],) + found)
     if len(_inferences) >= _INFERENCES_KEPT:
@@ -304,13 +310,13 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int]):
     return out
 
 
-def _replay(drafter, seen, k, L, R, v, firsts, tuks, p1, p2, plus, minus):
+def _replay(drafter, seen, k, L, R, v, firsts, tuks):
     """The round's Shopping replayed from the starting packs that ``firsts`` (``l0, r0, r1``) give,
     the neighbours drafting by the heuristic's rule with Tukangs ``tuks`` (``L``'s, ``R``'s):
     ``(hands, packs)`` now, or None where a pack this seat saw differs."""
     l0, r0, r1 = firsts
-    n_types = len(p1)
-    pack = {v: list(seen[0][0]), L: plus(p2, l0, r1), R: plus(p1, r0)}
+    n_types = len(seen[0][0])
+    pack = {v: list(seen[0][0]), L: _plus(seen[2][0], l0, r1), R: _plus(seen[1][0], r0)}
     hand = {L: [0] * n_types, R: [0] * n_types}
     for j in range(k):
         mine = [a - b for a, b in zip(seen[j][0], seen[j][1])].index(1)
@@ -320,7 +326,7 @@ def _replay(drafter, seen, k, L, R, v, firsts, tuks, p1, p2, plus, minus):
             return None
         hand[L][tl] += 1
         hand[R][tr] += 1
-        pack = {L: minus(pack[v], mine), R: minus(pack[L], tl), v: minus(pack[R], tr)}
+        pack = {L: _minus(pack[v], mine), R: _minus(pack[L], tl), v: _minus(pack[R], tr)}
         if pack[v] != list(seen[j + 1][0]):
             return None
     return {L: hand[L], R: hand[R]}, {L: pack[L], R: pack[R]}
@@ -381,10 +387,7 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
         seen = _seen_last_draft(engine, own_actions, memory) if own_hand is not None else None
     placed = None
     if seen and n == 3 and len(seen) >= 3:
-        cpool = sorted(list(engine.customer_deck) + [t for s in range(n) if s != v
-                                                     for t in range(len(engine.customers[s]))
-                                                     for _ in range(engine.customers[s][t])])
-        inferred = _infer_draft(view, seen, sorted(pool), cpool)
+        inferred = _infer_draft(view, seen, sorted(pool), _unseen_customers(engine, v))
         if inferred:
             w = np.array([x[0] for x in inferred], dtype=float)
             _, hands_now, packs_now = inferred[int(rng.choice(len(inferred), p=w / w.sum()))]
@@ -435,10 +438,7 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
     n_kinds = len(engine.cat.customers)
     csizes = {("hand", s): view.customer_counts[s] for s in range(n) if s != v}
     csizes[("deck", 0)] = view.customer_deck_size
-    cpool = list(engine.customer_deck)
-    for (_, s) in (k for k in csizes if k[0] == "hand"):
-        cpool += [t for t in range(n_kinds) for _ in range(engine.customers[s][t])]
-    cdealt = _deal(sorted(cpool), csizes, rng)
+    cdealt = _deal(_unseen_customers(engine, v), csizes, rng)
     customers = [list(c) for c in engine.customers]
     for (kind, s), cards in cdealt.items():
         if kind == "deck":
@@ -454,6 +454,15 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
     out.rng = make_rng(int(rng.integers(2 ** 63)))
     out.invalidate_masks()
     return out
+
+
+def _unseen_customers(engine: "WaroongEngine", v: int) -> list[int]:
+    """The customer cards seat ``v`` cannot see (the deck and the other players'), as a sorted
+    multiset: open information determines it (every customer card not in ``v``'s hand or the
+    discard pile)."""
+    return sorted(list(engine.customer_deck) + [t for s in range(engine.n) if s != v
+                                                for t in range(len(engine.customers[s]))
+                                                for _ in range(engine.customers[s][t])])
 
 
 def _deal(pool: list[int], sizes: dict, rng: np.random.Generator) -> dict:

@@ -249,10 +249,14 @@ def test_waroong_wars_a_cooking_memory_that_does_not_fit_is_not_used():
         assert _hidden(det(eng, "player_0", make_rng(5), own, bad)) == bare
 
 
-def _unseen_customers(eng) -> list[int]:
-    """The customer cards ``player_0`` cannot see, as a sorted multiset (public)."""
-    return sorted(list(eng.customer_deck) + [t for s in range(1, eng.n) for t in range(len(eng.customers[s]))
-                                             for _ in range(eng.customers[s][t])])
+def _unseen(eng) -> tuple[list[int], list[int]]:
+    """The ingredient and customer cards ``player_0`` cannot see (3 players), as the determinisation
+    hands them to the drafters' inference: sorted multisets."""
+    from envs.waroong_wars.determinize import _unseen_customers
+
+    cards = list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
+                                         for t in range(len(rows[s])) for _ in range(rows[s][t])]
+    return sorted(cards), _unseen_customers(eng, 0)
 
 
 @pytest.mark.parametrize("variant", [{"plain_mode": True}, {}])
@@ -273,9 +277,7 @@ def test_waroong_wars_three_player_drafting_is_inferred_from_the_heuristic_rule(
                 continue
             view = eng.public_view("player_0")
             seen = D._seen_this_round(eng, view.pack, own, memory)
-            pool = sorted(list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
-                                                       for t in range(len(rows[s])) for _ in range(rows[s][t])])
-            inferred = D._infer_draft(view, seen, pool, _unseen_customers(eng))
+            inferred = D._infer_draft(view, seen, *_unseen(eng))
             # the rule reads a drafter's Tukangs only, and the inference weighs none or one of them
             tukangs = [sum(eng.customers[s][t] for t in eng.tukang_kinds) for s in (1, 2)]
             if max(tukangs) <= 1:
@@ -316,9 +318,7 @@ def test_waroong_wars_drafting_inference_falls_back_when_the_others_do_not_draft
             if eng.pick_no >= 2:
                 view = eng.public_view("player_0")
                 seen = D._seen_this_round(eng, view.pack, tuple(own), tuple(memory))
-                pool = sorted(list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
-                                                           for t in range(len(rows[s])) for _ in range(rows[s][t])])
-                empty += not D._infer_draft(view, seen, pool, _unseen_customers(eng))
+                empty += not D._infer_draft(view, seen, *_unseen(eng))
                 checked += 1
                 d = det(eng, "player_0", make_rng(checked), tuple(own), tuple(memory))
                 type(eng).from_dict(d.to_dict())
