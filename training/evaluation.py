@@ -36,7 +36,7 @@ import numpy as np
 
 from envs.core.play import play_episode
 from envs.core.policy import Policy
-from envs.core.workers import one_blas_thread
+from envs.core.workers import die_with_parent, exit_on_sigterm, one_blas_thread
 
 from training.checkpoints import CheckpointError, CheckpointWarning
 from training.replay import jsonable as _jsonable
@@ -205,7 +205,9 @@ def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | N
     size = math.ceil(len(seeds) / workers)
     chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
     ctx = mp.get_context("spawn")
-    with one_blas_thread(), ctx.Pool(len(chunks)) as pool:
+    # SIGTERM ends the pool with this process (its workers would otherwise play their chunks out,
+    # orphaned), and a worker ends when this process does, however it ends
+    with exit_on_sigterm(), one_blas_thread(), ctx.Pool(len(chunks), initializer=die_with_parent) as pool:
         parts = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic, record)
                                          for c in chunks])
     return _saved([g for part in parts for g in part])

@@ -275,6 +275,48 @@ def one_blas_thread():
                 os.environ[k] = v
 
 
+@contextmanager
+def exit_on_sigterm():
+    """Within the block, SIGTERM (and SIGHUP) raise ``SystemExit(128 + signal)`` in this process
+    instead of ending it at once, so that the ``with`` blocks around it run: a
+    ``multiprocessing`` pool is terminated rather than left running its workers' long tasks,
+    orphaned. Only where this is the main thread and the signal still has its default handler
+    (a handler of the caller's is kept); restored after."""
+    import threading
+
+    def stop(signum, frame):
+        raise SystemExit(128 + signum)
+
+    saved = {}
+    if threading.current_thread() is threading.main_thread():
+        for sig in (signal.SIGTERM, getattr(signal, "SIGHUP", None)):
+            if sig is not None and signal.getsignal(sig) is signal.SIG_DFL:
+                saved[sig] = signal.signal(sig, stop)
+    try:
+        yield
+    finally:
+        for sig, old in saved.items():
+            signal.signal(sig, old)
+
+
+def die_with_parent() -> None:
+    """For a worker process (a pool's ``initializer``): on Linux, ask the kernel to send it SIGTERM
+    when its parent ends, however the parent ends (SIGKILL included); elsewhere nothing."""
+    import sys
+
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        import ctypes
+
+        libc = ctypes.CDLL(None, use_errno=True)
+        libc.prctl(1, signal.SIGTERM, 0, 0, 0)  # PR_SET_PDEATHSIG
+    except (OSError, AttributeError):
+        return
+    if os.getppid() == 1:  # the parent ended before the request: end now
+        os._exit(128 + signal.SIGTERM)
+
+
 def default_spin(spin_s: float | None, processes: int) -> float:
     """``spin_s`` checked, or the default: :data:`SPIN_S` when each of ``processes`` has a
     core of its own (this process's CPU affinity), else 0 (a process that polls would take a
