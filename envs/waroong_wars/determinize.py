@@ -52,6 +52,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Sequence
 
+import zlib
 from functools import lru_cache
 
 import numpy as np
@@ -195,6 +196,8 @@ def _minus(p: Sequence[int], t: int) -> list[int]:
 
 #: how many draft inferences :func:`_infer_draft` keeps (a decision's determinisations share one)
 _INFERENCES_KEPT = 256
+#: how many paths through the unseen cards :func:`_infer_draft` draws with 4 or 5 players
+_PATHS_SAMPLED = 32
 _inferences: dict = {}
 
 
@@ -216,14 +219,27 @@ class _Drafter:
         from envs.waroong_wars.actions import action_index
 
         self.view, self.ix, self.h = view, action_index(view.n), _heuristic_drafter()
+        self.n_types = self.h.cat.n_types
+        self.every_pick = {self.ix.pick0 + t for t in range(self.n_types)}
         self.views: dict = {}
         self.memo: dict = {}
 
     def pick(self, seat: int, hand: list[int], pack: list[int], pick_no: int, tuk: int = -1) -> int:
         """The card type the heuristic drafter in ``seat`` takes from ``pack`` holding ``hand``,
         with one Tukang customer of category ``tuk`` (-1: none; the drafter's rule reads no other
-        customer card)."""
-        key = (seat, tuple(hand), tuple(pack), pick_no, tuk)
+        customer card): the first of the pack's types with the highest score. A type's score does
+        not depend on the rest of the pack (the heuristic values each candidate on its own), so
+        every type is scored once per hand and read for any pack."""
+        scores = self.scores(seat, hand, pick_no, tuk)
+        best, best_t = -1.0, -1
+        for t, c in enumerate(pack):
+            if c and scores[t] > best:
+                best, best_t = scores[t], t
+        return best_t
+
+    def scores(self, seat: int, hand: list[int], pick_no: int, tuk: int) -> list[float]:
+        """The heuristic's score of every card type as the next pick of ``seat`` holding ``hand``."""
+        key = (seat, tuple(hand), pick_no, tuk)
         hit = self.memo.get(key)
         if hit is not None:
             return hit
@@ -238,13 +254,11 @@ class _Drafter:
             as_seat = self.views[vkey] = replace(self.view, viewer=seat, pick_no=pick_no,
                                                  customers=tuple(customers))
         pick0 = self.ix.pick0
-        legal = {pick0 + t for t, c in enumerate(pack) if c}
-        best, best_t = -1.0, -1
-        for a, value in self.h._pick_scores(as_seat, legal, self.ix, list(hand)):
-            if value > best:
-                best, best_t = value, a - pick0
-        self.memo[key] = best_t
-        return best_t
+        out = [-1.0] * self.n_types
+        for a, value in self.h._pick_scores(as_seat, self.every_pick, self.ix, list(hand)):
+            out[a - pick0] = value
+        self.memo[key] = out
+        return out
 
 
 def _tukang_odds(count: int, cpool: list[int], tukang_kinds: list[int]) -> list[tuple[int, float]]:
@@ -262,74 +276,158 @@ def _tukang_odds(count: int, cpool: list[int], tukang_kinds: list[int]) -> list[
     return [(c, w) for c, w in out if w > 0]
 
 
-def _infer_draft(view, seen, pool: list[int], cpool: list[int]):
-    """3 players, while Shopping from the third pick on, or in the Cooking phase: the round's
-    Shopping that the other two seats' heuristic drafting and what this seat saw allow. Unseen are
-    the right neighbour's first pick ``r0`` and the left neighbour's starting pack less what this
-    seat saw of it (``l0``, taken by the left neighbour, and ``r1``, by the right one at the next
-    pick); every other pick follows from them, the seen packs and the drafter's rule, given each
-    neighbour's Tukang customers (none or one, of a category: :func:`_tukang_odds`). Returns
-    ``[(weight, hands, packs)]`` over the consistent choices (weight: the Tukangs' odds times how
-    many ways the unseen pool deals the three cards), each with both neighbours' hands and the
-    packs in front of them now, or ``[]`` when none is consistent (the others do not draft as the
-    heuristic does)."""
+def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | None = None):
+    """From the ``n - 1``-th pick of a round on (and in its Cooking phase), with every other seat's
+    starting pack seen once: the round's Shopping that the other seats' heuristic drafting and what
+    this seat saw allow. The pack this seat saw at pick ``j`` started ``j`` seats to its right and
+    lost one card to each seat in between, at picks ``0 .. j - 1``: those ``n (n - 1) / 2`` cards are
+    unseen, and every other pick follows from them, the seen packs and the drafter's rule, given each
+    seat's Tukang customers (none or one, of a category: :func:`_tukang_odds`). The unseen cards are
+    enumerated pack by pack, each pack's last taker first, so that the taker's hand is known when its
+    pick is checked against the rule; a seat's Tukangs are carried as the set of those its picks so
+    far allow. The round is then replayed from the starting packs this gives, and kept where every
+    pack this seat saw comes out. Returns ``[(weight, hands, packs)]`` (weight: the Tukangs' odds times
+    how many ways the unseen pool deals the cards; the other seats' hands and the packs in front of
+    them now), or ``[]`` when none is consistent (the others do not draft as the heuristic does).
+
+    With 3 players (three unseen cards) every choice is enumerated. With 4 or 5 (six or ten) there
+    are too many for a decision's budget: ``paths`` (default :data:`_PATHS_SAMPLED`) paths through
+    them are drawn card by card among those the rule allows, from a generator seeded by what this
+    seat saw (so the same view gives the same inference), each weighted by the inverse of its draw's
+    probability; those weights estimate the enumeration's. ``paths=0`` enumerates at any count."""
     k = len(seen) - 1
-    key = (view.round, view.display, view.go_boy, view.characters, view.piles, view.token_supply > 0,
+    v, n, n_types = view.viewer, view.n, len(seen[0][0])
+    if paths is None:
+        paths = 0 if n == 3 else _PATHS_SAMPLED
+    key = (paths, view.round, view.display, view.go_boy, view.characters, view.piles, view.token_supply > 0,
            view.customer_counts, tuple((tuple(p), tuple(r) if r is not None else None) for p, r in seen),
            tuple(pool), tuple(cpool))
     hit = _inferences.get(key)
     if hit is not None:
         return hit
-    v, n_types = view.viewer, len(seen[0][0])
-    L, R = (v + 1) % 3, (v + 2) % 3
-    have = _counts(pool, n_types)
     drafter = _Drafter(view)
-    odds = {s: _tukang_odds(view.customer_counts[s], list(cpool), drafter.h.tukang_kinds) for s in (L, R)}
-    out = []
-    p1, p2 = seen[1][0], seen[2][0]
-    none = [0] * n_types
-    for tr_, wr in odds[R]:
-        for r0 in range(n_types):
-            if not have[r0] or drafter.pick(R, none, _plus(p1, r0), 0, tr_) != r0:
+    # the unseen cards in enumeration order: (j, i) is the card the seat v - j + i took at pick i
+    # from the pack that started at seat v - j (seen at pick j)
+    slots = [(j, i) for j in range(1, n) for i in range(j - 1, -1, -1)]
+    out: list = []
+
+    def split(s, hand, pack, i, options):
+        """``options`` (a seat's Tukangs still possible, with their odds) grouped by the card the
+        drafter in seat ``s`` takes from ``pack`` with ``hand`` at pick ``i``."""
+        groups: dict[int, list] = {}
+        for tuk, w in options:
+            groups.setdefault(drafter.pick(s, hand, pack, i, tuk), []).append((tuk, w))
+        return groups
+
+    def enumerate_slots(x, taken, left, weight, hands, tuks):
+        if x == len(slots):
+            replay(taken, weight, tuks)
+            return
+        j, i = slots[x]
+        s = (v - j + i) % n
+        options = tuks.get(s)
+        if options is None:
+            options = _tukang_odds(view.customer_counts[s], list(cpool), drafter.h.tukang_kinds)
+        later = [taken[(j, i2)] for i2 in range(i + 1, j)]
+        hand = hands.get(s, [0] * n_types)
+        for c in range(n_types):
+            if not left[c]:
                 continue
-            for r1 in range(n_types):
-                left = _minus(have, r0)
-                if left[r1] < 1 or drafter.pick(R, _plus(none, r0), _plus(p2, r1), 1, tr_) != r1:
-                    continue
-                for tl_, wl in odds[L]:
-                    for l0 in range(n_types):
-                        left2 = _minus(left, r1)
-                        if left2[l0] < 1 or drafter.pick(L, none, _plus(p2, l0, r1), 0, tl_) != l0:
-                            continue
-                        found = _replay(drafter, seen, k, L, R, v, (l0, r0, r1), (tl_, tr_))
-                        if found is not None:
-                            out.append((wr * wl * have[r0] * left[r1] * left2[l0],) + found)
+            keep = split(s, hand, _plus(seen[j][0], c, *later), i, options).get(c)
+            if keep:
+                enumerate_slots(x + 1, {**taken, (j, i): c}, _minus(left, c), weight * left[c],
+                                {**hands, s: _plus(hand, c)}, {**tuks, s: keep})
+
+    def replay(taken, weight, tuks):
+        packs = {v: list(seen[0][0])}
+        for j in range(1, n):
+            packs[(v - j) % n] = _plus(seen[j][0], *[taken[(j, i)] for i in range(j)])
+        replay_from(0, packs, {s: [0] * n_types for s in range(n) if s != v}, weight, tuks)
+
+    def replay_from(i, packs, hands, weight, tuks, s_at=None, picks=None):
+        """Pick ``i`` of the round replayed for the other seats from ``s_at`` on (their picks so far
+        in ``picks``), branching where the Tukangs still possible for a seat disagree."""
+        others = [s for s in range(n) if s != v]
+        if s_at is None:
+            s_at, picks = 0, {}
+        if s_at == len(others):
+            mine = [a - b for a, b in zip(seen[i][0], seen[i][1])].index(1)
+            after = {(s + 1) % n: _minus(packs[s], picks[s] if s != v else mine) for s in range(n)}
+            if after[v] != list(seen[i + 1][0]):
+                return
+            new_hands = {s: _plus(hands[s], picks[s]) for s in others}
+            if i + 1 == k:
+                total = weight
+                for s in others:
+                    total *= sum(w for _, w in tuks[s]) if s in tuks else 1.0
+                out.append((total, new_hands, {s: after[s] for s in others}))
+            else:
+                replay_from(i + 1, after, new_hands, weight, tuks)
+            return
+        s = others[s_at]
+        for c, keep in split(s, hands[s], packs[s], i, tuks[s]).items():
+            if c >= 0 and packs[s][c] >= 1:
+                replay_from(i, packs, hands, weight, {**tuks, s: keep}, s_at + 1, {**picks, s: c})
+
+    def sample_slots(rng):
+        """One path through the unseen cards drawn card by card among those the rule allows (each
+        in proportion to how many the pool holds and to the odds of the Tukangs that allow it), then
+        replayed; weighted by the inverse of its draw's probability, so that the kept paths
+        estimate the enumeration's weights."""
+        taken, left, hands, tuks, weight = {}, list(unseen), {}, {}, 1.0
+        for j, i in slots:
+            s = (v - j + i) % n
+            options = tuks.get(s)
+            if options is None:
+                options = _tukang_odds(view.customer_counts[s], list(cpool), drafter.h.tukang_kinds)
+            hand = hands.get(s, [0] * n_types)
+            later = [taken[(j, i2)] for i2 in range(i + 1, j)]
+            mass = sum(w for _, w in options)
+            allowed = []
+            for c in range(n_types):
+                if left[c]:
+                    keep = split(s, hand, _plus(seen[j][0], c, *later), i, options).get(c)
+                    if keep:
+                        allowed.append((c, keep, left[c] * sum(w for _, w in keep) / mass))
+            if not allowed:
+                return
+            p = np.array([a[2] for a in allowed])
+            c, keep, q = allowed[int(rng.choice(len(allowed), p=p / p.sum()))]
+            weight *= p.sum() * left[c] / q  # Z / r(c): the draw's probability undone
+            taken[(j, i)] = c
+            left = _minus(left, c)
+            hands[s], tuks[s] = _plus(hand, c), keep
+        replay(taken, weight, tuks)
+
+    # The unseen cards come from the pool less the cards this seat saw that are in it: the seen part
+    # of every starting pack, less this seat's picks and the pack in front of it now. (In the Cooking
+    # phase the cards already cooked have left the pool, and which ones is not read here: a type
+    # seen more often than the pool holds it counts as none left.)
+    unseen = _counts(pool, n_types)
+    for j in range(n):
+        unseen = [a - b for a, b in zip(unseen, seen[j][0])]
+    for j in range(k):
+        unseen = [a + b - c for a, b, c in zip(unseen, seen[j][0], seen[j][1])]
+    unseen = [a + b for a, b in zip(unseen, seen[k][0])]
+    if min(unseen) < 0:
+        if view.phase == "draft":
+            paths = -1  # the pool does not hold what was seen: nothing is consistent
+        unseen = [max(0, a) for a in unseen]
+    if paths == 0:
+        enumerate_slots(0, {}, unseen, 1.0, {}, {})
+    elif paths > 0:
+        rng = make_rng(zlib.crc32(repr(key).encode()))
+        for _ in range(paths):
+            sample_slots(rng)
+        merged: dict = {}
+        for w, hands_now, packs_now in out:
+            hk = (tuple(map(tuple, hands_now.values())), tuple(map(tuple, packs_now.values())))
+            merged[hk] = (merged[hk][0] + w, hands_now, packs_now) if hk in merged else (w, hands_now, packs_now)
+        out[:] = merged.values()
     if len(_inferences) >= _INFERENCES_KEPT:
         _inferences.clear()
     _inferences[key] = out
     return out
-
-
-def _replay(drafter, seen, k, L, R, v, firsts, tuks):
-    """The round's Shopping replayed from the starting packs that ``firsts`` (``l0, r0, r1``) give,
-    the neighbours drafting by the heuristic's rule with Tukangs ``tuks`` (``L``'s, ``R``'s):
-    ``(hands, packs)`` now, or None where a pack this seat saw differs."""
-    l0, r0, r1 = firsts
-    n_types = len(seen[0][0])
-    pack = {v: list(seen[0][0]), L: _plus(seen[2][0], l0, r1), R: _plus(seen[1][0], r0)}
-    hand = {L: [0] * n_types, R: [0] * n_types}
-    for j in range(k):
-        mine = [a - b for a, b in zip(seen[j][0], seen[j][1])].index(1)
-        tl = l0 if j == 0 else drafter.pick(L, hand[L], pack[L], j, tuks[0])
-        tr = r0 if j == 0 else r1 if j == 1 else drafter.pick(R, hand[R], pack[R], j, tuks[1])
-        if tl < 0 or tr < 0 or pack[L][tl] < 1 or pack[R][tr] < 1:
-            return None
-        hand[L][tl] += 1
-        hand[R][tr] += 1
-        pack = {L: _minus(pack[v], mine), R: _minus(pack[L], tl), v: _minus(pack[R], tr)}
-        if pack[v] != list(seen[j + 1][0]):
-            return None
-    return {L: hand[L], R: hand[R]}, {L: pack[L], R: pack[R]}
 
 
 def _place_seen(engine: "WaroongEngine", v: int, seen, rng: np.random.Generator):
@@ -386,7 +484,7 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
     else:
         seen = _seen_last_draft(engine, own_actions, memory) if own_hand is not None else None
     placed = None
-    if seen and n == 3 and len(seen) >= 3:
+    if seen and len(seen) >= n:
         inferred = _infer_draft(view, seen, sorted(pool), _unseen_customers(engine, v))
         if inferred:
             w = np.array([x[0] for x in inferred], dtype=float)

@@ -149,7 +149,7 @@ def test_waroong_wars_seen_packs_are_placed_where_they_must_be(players):
     assert exact[True] >= len(states) * 3 and exact[False] < exact[True] / 4, exact
 
 
-@pytest.mark.parametrize("players", [3, 5])
+@pytest.mark.parametrize("players", [3, 4, 5])
 def test_waroong_wars_seen_packs_come_from_the_memory_not_the_table(players):
     """A determinisation is itself a truth the viewer cannot tell apart from the real one (same
     view, same memory): determinised again with the same seed it gives exactly the same state. So
@@ -216,10 +216,12 @@ def test_waroong_wars_cooking_determinisations_place_the_drafted_cards(players):
     assert placed[True] > (1.15 if players == 3 else 1.0) * placed[False], placed
 
 
-def test_waroong_wars_cooking_memory_comes_from_the_memory_not_the_table():
-    """Cooking-phase determinisations of two truths behind the same view and memory are equal."""
+@pytest.mark.parametrize("players", [3, 4, 5])
+def test_waroong_wars_cooking_memory_comes_from_the_memory_not_the_table(players):
+    """Cooking-phase determinisations of two truths behind the same view and memory are equal (the
+    drafters' inference included: at 4-5 players its draws are seeded by the view)."""
     det = determinizer("waroong_wars_v1")
-    _, states = _draft_with_memory(3, seed=41, phase="cook")
+    _, states = _draft_with_memory(players, seed=41, phase="cook")
     for k, (eng, own, memory) in enumerate(states[:12]):
         other = det(eng, "player_0", make_rng(7_000 + k), own, memory)
         assert _hidden(other) != _hidden(eng)
@@ -250,54 +252,99 @@ def test_waroong_wars_a_cooking_memory_that_does_not_fit_is_not_used():
 
 
 def _unseen(eng) -> tuple[list[int], list[int]]:
-    """The ingredient and customer cards ``player_0`` cannot see (3 players), as the determinisation
-    hands them to the drafters' inference: sorted multisets."""
+    """The ingredient and customer cards ``player_0`` cannot see, as the determinisation hands them
+    to the drafters' inference: sorted multisets."""
     from envs.waroong_wars.determinize import _unseen_customers
 
-    cards = list(eng.ingredient_deck) + [t for s in (1, 2) for rows in (eng.hands, eng.packs)
+    others = range(1, eng.n)
+    cards = list(eng.ingredient_deck) + [t for s in others for rows in (eng.hands, eng.packs)
                                          for t in range(len(rows[s])) for _ in range(rows[s][t])]
     return sorted(cards), _unseen_customers(eng, 0)
 
 
-@pytest.mark.parametrize("variant", [{"plain_mode": True}, {}])
-def test_waroong_wars_three_player_drafting_is_inferred_from_the_heuristic_rule(variant):
-    """3 players: the neighbours' unseen first picks are inferred from the heuristic drafter's rule
-    and the packs this seat saw. Against heuristic drafters holding no more than one Tukang each
-    (Plain Mode: none) the true hands and packs in front of both neighbours are among the inferred
-    Shopping states at every decision from the third pick on; the determinisations then place
-    them far more often than the seen packs alone."""
+def _truth(eng) -> tuple[dict, dict]:
+    return ({s: list(eng.hands[s]) for s in range(1, eng.n)}, {s: list(eng.packs[s]) for s in range(1, eng.n)})
+
+
+@pytest.mark.parametrize("players,variant,seeds", [(3, {"plain_mode": True}, 3), (3, {}, 3), (4, {}, 1)],
+                         ids=["3p-plain", "3p", "4p"])
+def test_waroong_wars_drafting_is_inferred_from_the_heuristic_rule(players, variant, seeds):
+    """From the (n - 1)-th pick on, the other seats' unseen picks are inferred from the heuristic
+    drafter's rule and the packs this seat saw. Against heuristic drafters holding no more than one
+    Tukang each (Plain Mode: none) the true hands and packs in front of every other seat are among
+    the inferred Shopping states at every such decision (every choice enumerated: the default at 3
+    players, ``paths=0`` at 4); at 3 players the determinisations then place them far more often than
+    the seen packs alone."""
     from envs.waroong_wars import determinize as D
 
     det = determinizer("waroong_wars_v1")
     found, states_checked, with_tukang, placed = 0, 0, 0, {True: 0, False: 0}
-    for seed in range(3):
-        _, states = _draft_with_memory(3, seed=60 + seed, variant=variant)
+    for seed in range(seeds):
+        _, states = _draft_with_memory(players, seed=60 + seed, variant=variant)
         for k, (eng, own, memory) in enumerate(states):
-            if eng.pick_no < 2:
+            if eng.pick_no < players - 1:
                 continue
             view = eng.public_view("player_0")
             seen = D._seen_this_round(eng, view.pack, own, memory)
-            inferred = D._infer_draft(view, seen, *_unseen(eng))
+            inferred = D._infer_draft(view, seen, *_unseen(eng), paths=0)
             # the rule reads a drafter's Tukangs only, and the inference weighs none or one of them
-            tukangs = [sum(eng.customers[s][t] for t in eng.tukang_kinds) for s in (1, 2)]
+            tukangs = [sum(eng.customers[s][t] for t in eng.tukang_kinds) for s in range(1, players)]
             if max(tukangs) <= 1:
                 states_checked += 1
                 with_tukang += max(tukangs) == 1
-                truth = ({1: eng.hands[1], 2: eng.hands[2]}, {1: eng.packs[1], 2: eng.packs[2]})
-                found += any((h, p) == truth for _, h, p in inferred)
+                found += any((h, p) == _truth(eng) for _, h, p in inferred)
                 assert all(w > 0 for w, _, _ in inferred)
+            if players == 3:
+                d = det(eng, "player_0", make_rng(k), own, memory)
+                saved, D._infer_draft = D._infer_draft, (lambda *a: [])
+                try:
+                    bare = det(eng, "player_0", make_rng(k), own, memory)
+                finally:
+                    D._infer_draft = saved
+                for i in (1, 2):
+                    placed[True] += sum(min(a, b) for a, b in zip(d.hands[i], eng.hands[i]))
+                    placed[False] += sum(min(a, b) for a, b in zip(bare.hands[i], eng.hands[i]))
+    assert states_checked >= 6 and found == states_checked, (found, states_checked)
+    assert variant or with_tukang > 0
+    assert players != 3 or placed[True] > 1.2 * placed[False], placed
+
+
+@pytest.mark.parametrize("players", [4, 5])
+def test_waroong_wars_drafting_inference_samples_paths_with_more_players(players):
+    """4-5 players: the inference draws its paths through the unseen cards. The same view gives the
+    same states and weights (the generator is seeded by what the seat saw, not by the truth); at 4
+    players every drawn state is one the enumeration keeps; and the determinisations place the other
+    seats' hand cards more often than the seen packs alone."""
+    from envs.waroong_wars import determinize as D
+
+    det = determinizer("waroong_wars_v1")
+    placed, checked = {True: 0, False: 0}, 0
+    for seed in range(2):
+        _, states = _draft_with_memory(players, seed=400 + seed)
+        for k, (eng, own, memory) in enumerate(states):
+            if eng.pick_no < players - 1:
+                continue
+            view = eng.public_view("player_0")
+            seen = D._seen_this_round(eng, view.pack, own, memory)
+            drawn = D._infer_draft(view, seen, *_unseen(eng))
+            assert drawn and all(w > 0 for w, _, _ in drawn)
+            D._inferences.clear()
+            assert D._infer_draft(view, seen, *_unseen(eng)) == drawn
+            if players == 4 and checked < 4:
+                every = [(h, p) for _, h, p in D._infer_draft(view, seen, *_unseen(eng), paths=0)]
+                assert all((h, p) in every for _, h, p in drawn)
+            checked += 1
             d = det(eng, "player_0", make_rng(k), own, memory)
-            saved, D._infer_draft = D._infer_draft, (lambda *a: [])
+            saved, D._infer_draft = D._infer_draft, (lambda *a, **kw: [])
             try:
                 bare = det(eng, "player_0", make_rng(k), own, memory)
             finally:
                 D._infer_draft = saved
-            for i in (1, 2):
+            for i in range(1, players):
                 placed[True] += sum(min(a, b) for a, b in zip(d.hands[i], eng.hands[i]))
                 placed[False] += sum(min(a, b) for a, b in zip(bare.hands[i], eng.hands[i]))
-    assert states_checked >= 9 and found == states_checked, (found, states_checked)
-    assert variant or with_tukang > 0
-    assert placed[True] > 1.2 * placed[False], placed
+    assert checked >= 4
+    assert placed[True] > 1.1 * placed[False], placed
 
 
 def test_waroong_wars_drafting_inference_falls_back_when_the_others_do_not_draft_so():
