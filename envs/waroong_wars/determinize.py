@@ -29,22 +29,26 @@ a decision) place the cards each other seat drafted from those packs, in the han
 whose Cooking turn has not begun and whose hand is still the size Shopping left it (the others
 have used, or may have used, those cards: dealt as before).
 
-**3 players: the other two drafters' rule.** With three seats, what this seat saw leaves unseen
-only the right neighbour's first pick and the two cards the neighbours took first from the left
-neighbour's starting pack; every other pick follows from them by the drafter's rule. Modelling both
-as the heuristic drafter (told the table's public state and the picks in question as its hand; of
-its customer cards, which the viewer cannot see, the rule reads only the Tukangs: none or one, of
-each category, at the odds of its public customer count), :func:`_infer_draft` keeps the choices
-of those three cards and the Tukangs whose replay of the round gives every pack this seat saw,
-weighted by those odds and by how many ways the unseen pool deals the cards, and a
-determinisation draws one: both neighbours' hands and the packs in front of them then follow.
-None consistent (the others draft otherwise): the seen packs are placed as above.
+**The other drafters' rule** (:func:`_infer_draft`). From pick ``n - 1`` of a round on (counting
+from 0), this seat has seen every starting pack once: the pack it saw at pick ``j`` started ``j`` seats to its
+right and had lost one card to each seat in between. Those ``n (n - 1) / 2`` cards (3, 6 or 10) are
+unseen, and every other pick follows from them by the drafter's rule. Modelling the others as the
+heuristic drafter (told the table's public state and the picks in question as its hand; of its
+customer cards, which the viewer cannot see, the rule reads only the Tukangs: none or one, of each
+category, at the odds of its public customer count), the inference keeps the choices of those
+cards (drawn from the unseen pool: the pool less the cards this seat saw) and Tukangs whose replay
+of the round gives every pack this seat saw, weighted by those odds and by how many ways the
+unseen pool deals the cards, and a determinisation draws one: every other seat's hand and the
+pack in front of it then follow. At 3 players every choice is enumerated; at 4-5 there are too
+many for a decision's budget, so paths through them are sampled by the rule with importance
+weights, from a generator seeded by what the seat saw. None consistent (the others draft
+otherwise): the seen packs are placed as above.
 
 The pools enter only as sorted multisets, so where the true cards lie (which opponent holds
 which card, the deck order) cannot influence the result. Simplification: the deal forgets the
-cards given to or taken from a known opponent by Mbok Bakul or a theft, and with 4-5 players
-(or drafters the heuristic does not explain) draws uniformly which seen card each opponent took;
-that loses information, it leaks none. The drafter model is a model: against other drafters it
+cards given to or taken from a known opponent by Mbok Bakul or a theft, and before pick ``n - 1``
+(or against drafters the heuristic does not explain) draws uniformly which seen card each opponent
+took; that loses information, it leaks none. The drafter model is a model: against other drafters it
 can place cards wrongly, never from the true hidden state.
 """
 
@@ -277,7 +281,7 @@ def _tukang_odds(count: int, cpool: list[int], tukang_kinds: list[int]) -> list[
 
 
 def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | None = None):
-    """From the ``n - 1``-th pick of a round on (and in its Cooking phase), with every other seat's
+    """From pick ``n - 1`` of a round on (and in its Cooking phase), with every other seat's
     starting pack seen once: the round's Shopping that the other seats' heuristic drafting and what
     this seat saw allow. The pack this seat saw at pick ``j`` started ``j`` seats to its right and
     lost one card to each seat in between, at picks ``0 .. j - 1``: those ``n (n - 1) / 2`` cards are
@@ -309,6 +313,7 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
     # the unseen cards in enumeration order: (j, i) is the card the seat v - j + i took at pick i
     # from the pack that started at seat v - j (seen at pick j)
     slots = [(j, i) for j in range(1, n) for i in range(j - 1, -1, -1)]
+    others = [s for s in range(n) if s != v]
     out: list = []
 
     def split(s, hand, pack, i, options):
@@ -319,37 +324,41 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
             groups.setdefault(drafter.pick(s, hand, pack, i, tuk), []).append((tuk, w))
         return groups
 
+    def allowed(x, taken, left, hands, tuks):
+        """Slot ``x``: its taker ``s``, ``s``'s hand then, the odds of the Tukangs still possible for
+        ``s``, and ``[(card, the Tukangs that take it)]`` for every card the unseen pool ``left`` holds
+        that ``s`` would take there by the rule."""
+        j, i = slots[x]
+        s = (v - j + i) % n
+        options = tuks.get(s) or _tukang_odds(view.customer_counts[s], list(cpool), drafter.h.tukang_kinds)
+        hand = hands.get(s, [0] * n_types)
+        later = [taken[(j, i2)] for i2 in range(i + 1, j)]
+        out_ = []
+        for c in range(n_types):
+            if left[c]:
+                keep = split(s, hand, _plus(seen[j][0], c, *later), i, options).get(c)
+                if keep:
+                    out_.append((c, keep))
+        return s, hand, options, out_
+
     def enumerate_slots(x, taken, left, weight, hands, tuks):
         if x == len(slots):
             replay(taken, weight, tuks)
             return
-        j, i = slots[x]
-        s = (v - j + i) % n
-        options = tuks.get(s)
-        if options is None:
-            options = _tukang_odds(view.customer_counts[s], list(cpool), drafter.h.tukang_kinds)
-        later = [taken[(j, i2)] for i2 in range(i + 1, j)]
-        hand = hands.get(s, [0] * n_types)
-        for c in range(n_types):
-            if not left[c]:
-                continue
-            keep = split(s, hand, _plus(seen[j][0], c, *later), i, options).get(c)
-            if keep:
-                enumerate_slots(x + 1, {**taken, (j, i): c}, _minus(left, c), weight * left[c],
-                                {**hands, s: _plus(hand, c)}, {**tuks, s: keep})
+        s, hand, _, cards = allowed(x, taken, left, hands, tuks)
+        for c, keep in cards:
+            enumerate_slots(x + 1, {**taken, slots[x]: c}, _minus(left, c), weight * left[c],
+                            {**hands, s: _plus(hand, c)}, {**tuks, s: keep})
 
     def replay(taken, weight, tuks):
         packs = {v: list(seen[0][0])}
         for j in range(1, n):
             packs[(v - j) % n] = _plus(seen[j][0], *[taken[(j, i)] for i in range(j)])
-        replay_from(0, packs, {s: [0] * n_types for s in range(n) if s != v}, weight, tuks)
+        replay_from(0, packs, {s: [0] * n_types for s in others}, weight, tuks, 0, {})
 
-    def replay_from(i, packs, hands, weight, tuks, s_at=None, picks=None):
-        """Pick ``i`` of the round replayed for the other seats from ``s_at`` on (their picks so far
-        in ``picks``), branching where the Tukangs still possible for a seat disagree."""
-        others = [s for s in range(n) if s != v]
-        if s_at is None:
-            s_at, picks = 0, {}
+    def replay_from(i, packs, hands, weight, tuks, s_at, picks):
+        """Pick ``i`` of the round replayed for the other seats from ``others[s_at]`` on (their picks
+        so far in ``picks``), branching where the Tukangs still possible for a seat disagree."""
         if s_at == len(others):
             mine = [a - b for a, b in zip(seen[i][0], seen[i][1])].index(1)
             after = {(s + 1) % n: _minus(packs[s], picks[s] if s != v else mine) for s in range(n)}
@@ -357,45 +366,34 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
                 return
             new_hands = {s: _plus(hands[s], picks[s]) for s in others}
             if i + 1 == k:
-                total = weight
                 for s in others:
-                    total *= sum(w for _, w in tuks[s]) if s in tuks else 1.0
-                out.append((total, new_hands, {s: after[s] for s in others}))
+                    weight *= sum(w for _, w in tuks[s])
+                out.append((weight, new_hands, {s: after[s] for s in others}))
             else:
-                replay_from(i + 1, after, new_hands, weight, tuks)
+                replay_from(i + 1, after, new_hands, weight, tuks, 0, {})
             return
         s = others[s_at]
         for c, keep in split(s, hands[s], packs[s], i, tuks[s]).items():
-            if c >= 0 and packs[s][c] >= 1:
+            if c >= 0:
                 replay_from(i, packs, hands, weight, {**tuks, s: keep}, s_at + 1, {**picks, s: c})
 
     def sample_slots(rng):
         """One path through the unseen cards drawn card by card among those the rule allows (each
-        in proportion to how many the pool holds and to the odds of the Tukangs that allow it), then
+        in proportion to how many the pool holds and to the odds of the Tukangs that take it), then
         replayed; weighted by the inverse of its draw's probability, so that the kept paths
         estimate the enumeration's weights."""
         taken, left, hands, tuks, weight = {}, list(unseen), {}, {}, 1.0
-        for j, i in slots:
-            s = (v - j + i) % n
-            options = tuks.get(s)
-            if options is None:
-                options = _tukang_odds(view.customer_counts[s], list(cpool), drafter.h.tukang_kinds)
-            hand = hands.get(s, [0] * n_types)
-            later = [taken[(j, i2)] for i2 in range(i + 1, j)]
-            mass = sum(w for _, w in options)
-            allowed = []
-            for c in range(n_types):
-                if left[c]:
-                    keep = split(s, hand, _plus(seen[j][0], c, *later), i, options).get(c)
-                    if keep:
-                        allowed.append((c, keep, left[c] * sum(w for _, w in keep) / mass))
-            if not allowed:
+        for x in range(len(slots)):
+            s, hand, options, cards = allowed(x, taken, left, hands, tuks)
+            if not cards:
                 return
-            p = np.array([a[2] for a in allowed])
-            c, keep, q = allowed[int(rng.choice(len(allowed), p=p / p.sum()))]
-            weight *= p.sum() * left[c] / q  # Z / r(c): the draw's probability undone
-            taken[(j, i)] = c
-            left = _minus(left, c)
+            mass = sum(w for _, w in options)
+            p = np.array([left[c] * sum(w for _, w in keep) / mass for c, keep in cards])
+            z = p.sum()
+            y = int(rng.choice(len(cards), p=p / z))
+            c, keep = cards[y]
+            weight *= z * left[c] / p[y]  # the target's factor left[c] over the draw's probability p[y] / z
+            taken[slots[x]], left = c, _minus(left, c)
             hands[s], tuks[s] = _plus(hand, c), keep
         replay(taken, weight, tuks)
 
