@@ -86,12 +86,14 @@ def remembered_picks(engine: "WaroongEngine", seat: int, own_actions: Sequence[i
 
 def remember(engine: "WaroongEngine", agent: str) -> tuple | None:
     """What a perfect memory keeps of this moment for ``agent`` (public to it): while Shopping, the
-    pack in front of it, as ``("pack", round, pick_no, counts)``; in the Cooking phase, its own
+    pack in front of it and the table as it saw it, as ``("pack", round, pick_no, counts, view)``
+    (the view: what the drafters' rule reads of the table while Shopping, :func:`shopping_view`);
+    in the Cooking phase, its own
     hand, as ``("hand", round, counts)`` (the first of a round shows the hand Shopping left it,
     unless another player's power changed it before: :func:`_seen_last_draft` checks); else None."""
     view = engine.public_view(agent)
     if engine.phase == "draft":
-        return ("pack", view.round, view.pick_no, tuple(view.pack))
+        return ("pack", view.round, view.pick_no, tuple(view.pack), view)
     if engine.phase == "cook" and view.hand_visible:
         return ("hand", view.round, tuple(view.hand))
     return None
@@ -104,11 +106,23 @@ def _remembered(memory: Sequence, round_no: int) -> tuple[dict[int, list[int]], 
     for item in memory:
         if not isinstance(item, tuple) or len(item) < 3 or item[1] != round_no:
             continue
-        if item[0] == "pack" and len(item) == 4:
+        if item[0] == "pack" and len(item) in (4, 5):
             packs[item[2]] = list(item[3])
         elif item[0] == "hand" and len(item) == 3 and hand is None:
             hand = list(item[2])
     return packs, hand
+
+
+def shopping_view(memory: Sequence, round_no: int, viewer: int):
+    """The viewer's public view at its last remembered pick of round ``round_no`` (the table as the
+    drafters saw it: in the Cooking phase menus have been cooked and customers drawn since), or
+    None when the memory holds none."""
+    best = None
+    for item in memory:
+        if isinstance(item, tuple) and len(item) == 5 and item[0] == "pack" and item[1] == round_no \
+                and getattr(item[4], "viewer", None) == viewer and (best is None or item[2] > best[2]):
+            best = item
+    return None if best is None else best[4]
 
 
 def _seen_pairs(packs: dict[int, list[int]], picks: Sequence[int], per_hand: int, n_types: int):
@@ -408,7 +422,7 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
         unseen = [a + b - c for a, b, c in zip(unseen, seen[j][0], seen[j][1])]
     unseen = [a + b for a, b in zip(unseen, seen[k][0])]
     if min(unseen) < 0:
-        if view.phase == "draft":
+        if any(seen[k][0]):  # while Shopping (the Cooking phase's last seen pack is empty)
             paths = -1  # the pool does not hold what was seen: nothing is consistent
         unseen = [max(0, a) for a in unseen]
     if paths == 0:
@@ -483,7 +497,8 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
         seen = _seen_last_draft(engine, own_actions, memory) if own_hand is not None else None
     placed = None
     if seen and len(seen) >= n:
-        inferred = _infer_draft(view, seen, sorted(pool), _unseen_customers(engine, v))
+        table = view if drafting else shopping_view(memory, engine.round, v)
+        inferred = _infer_draft(table, seen, sorted(pool), _unseen_customers(engine, v)) if table else []
         if inferred:
             w = np.array([x[0] for x in inferred], dtype=float)
             _, hands_now, packs_now = inferred[int(rng.choice(len(inferred), p=w / w.sum()))]

@@ -347,6 +347,35 @@ def test_waroong_wars_drafting_inference_samples_paths_with_more_players(players
     assert placed[True] > 1.1 * placed[False], placed
 
 
+def test_waroong_wars_cooking_inference_reads_the_table_as_it_was_while_shopping():
+    """In the Cooking phase the drafters' rule is asked with the table the seat saw at its last pick
+    (the memory keeps that view): the true hands of the seats yet to cook are among the inferred
+    states at every Cooking decision of heuristic games, after menus have been cooked and customers
+    drawn as well as before. Read with the table as it is now, the rule misses them at many."""
+    from envs.waroong_wars import determinize as D
+
+    found, now_found, checked, after_a_cook = 0, 0, 0, 0
+    for seed in range(3):
+        _, states = _draft_with_memory(3, seed=700 + seed, phase="cook")
+        for eng, own, memory in states:
+            view = eng.public_view("player_0")
+            seen = D._seen_last_draft(eng, own, memory)
+            later = D._yet_to_cook(eng, view, 0)
+            if not seen or not later:
+                continue
+            table = D.shopping_view(memory, eng.round, 0)
+            assert table is not None and table.phase == "draft" and table.round == eng.round
+            truth = {s: list(eng.hands[s]) for s in later}
+            hits = [all(h[s] == truth[s] for s in later) for _, h, _ in D._infer_draft(table, seen, *_unseen(eng))]
+            found += any(hits)
+            now_found += any(all(h[s] == truth[s] for s in later) for _, h, _ in D._infer_draft(view, seen, *_unseen(eng)))
+            checked += 1
+            after_a_cook += view.turns_taken > 0 or bool(view.cooked_this_turn)
+    assert checked >= 20 and after_a_cook >= 10
+    assert found == checked, (found, checked)
+    assert now_found < checked, now_found
+
+
 def test_waroong_wars_drafting_inference_falls_back_when_the_others_do_not_draft_so():
     """Random drafters: no inferred Shopping state fits most of the time, and every determinisation
     is still a valid state the viewer cannot tell apart (the seen packs placed as before)."""
