@@ -27,7 +27,8 @@ as above. A memory that does not fit the table (not this round's, a pick missing
 and the first hand this seat saw in the Cooking phase (its picks and the last card, taken without
 a decision) place the cards each other seat drafted from those packs, in the hands of the seats
 whose Cooking turn has not begun and whose hand is still the size Shopping left it (the others
-have used, or may have used, those cards: dealt as before).
+have used, or may have used, those cards: dealt as before). The drafters' rule below then reads
+the table as the seat saw it at its last pick, which the memory keeps.
 
 **The other drafters' rule** (:func:`_infer_draft`). From pick ``n - 1`` of a round on (counting
 from 0), this seat has seen every starting pack once: the pack it saw at pick ``j`` started ``j`` seats to its
@@ -86,11 +87,11 @@ def remembered_picks(engine: "WaroongEngine", seat: int, own_actions: Sequence[i
 
 def remember(engine: "WaroongEngine", agent: str) -> tuple | None:
     """What a perfect memory keeps of this moment for ``agent`` (public to it): while Shopping, the
-    pack in front of it and the table as it saw it, as ``("pack", round, pick_no, counts, view)``
-    (the view: what the drafters' rule reads of the table while Shopping, :func:`shopping_view`);
-    in the Cooking phase, its own
-    hand, as ``("hand", round, counts)`` (the first of a round shows the hand Shopping left it,
-    unless another player's power changed it before: :func:`_seen_last_draft` checks); else None."""
+    pack in front of it and its public view, as ``("pack", round, pick_no, counts, view)`` (the view:
+    the table the drafters' rule reads in the Cooking phase, :func:`shopping_view`); in the Cooking
+    phase, its own hand, as ``("hand", round, counts)`` (the first of a round shows the hand
+    Shopping left it, unless another player's power changed it before: :func:`_seen_last_draft`
+    checks); else None."""
     view = engine.public_view(agent)
     if engine.phase == "draft":
         return ("pack", view.round, view.pick_no, tuple(view.pack), view)
