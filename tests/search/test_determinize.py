@@ -120,6 +120,22 @@ def _hidden(d) -> tuple:
     return (d.hands, d.packs, d.ingredient_deck, d.customers, d.customer_deck, d.menu_deck)
 
 
+def _without_inference(det, eng, own, memory, rng):
+    """The determinisation with the drafters' inference switched off (the seen packs placed alone)."""
+    from envs.waroong_wars import determinize as D
+
+    saved, D._infer_draft = D._infer_draft, (lambda *a, **kw: [])
+    try:
+        return det(eng, "player_0", rng, own, memory)
+    finally:
+        D._infer_draft = saved
+
+
+def _placed(d, eng, seats) -> int:
+    """How many of ``seats``' true hand cards the determinisation ``d`` put in their hands."""
+    return sum(sum(min(a, b) for a, b in zip(d.hands[i], eng.hands[i])) for i in seats)
+
+
 @pytest.mark.parametrize("players", [3, 4, 5])
 def test_waroong_wars_seen_packs_are_placed_where_they_must_be(players):
     """With the memory of the packs it saw this round, the drafter's determinisations put in front
@@ -207,13 +223,13 @@ def test_waroong_wars_cooking_determinisations_place_the_drafted_cards(players):
                 assert sum(last) == 1 and all(d.hands[1][c] >= last[c] for c in range(len(last)))
                 checked += 1
             bare = det(eng, "player_0", make_rng(100 * k + s), own)
-            for i in later:
-                placed[True] += sum(min(a, b) for a, b in zip(d.hands[i], eng.hands[i]))
-                placed[False] += sum(min(a, b) for a, b in zip(bare.hands[i], eng.hands[i]))
+            placed[True] += _placed(d, eng, later)
+            placed[False] += _placed(bare, eng, later)
     assert checked > 0
     # at 3 players the seats yet to cook got 9 of their 12 cards from packs this seat saw; with more
-    # players most of a hand comes from packs it never saw, and the gain is smaller
-    assert placed[True] > (1.15 if players == 3 else 1.0) * placed[False], placed
+    # players most of a hand comes from packs it never saw, and the gain is smaller. (Reading the
+    # table as it is now rather than as it was while Shopping, these games gave 1.47, 1.26, 1.21.)
+    assert placed[True] > {3: 1.55, 4: 1.32, 5: 1.25}[players] * placed[False], placed
 
 
 @pytest.mark.parametrize("players", [3, 4, 5])
@@ -295,15 +311,8 @@ def test_waroong_wars_drafting_is_inferred_from_the_heuristic_rule(players, vari
                 found += any((h, p) == _truth(eng) for _, h, p in inferred)
                 assert all(w > 0 for w, _, _ in inferred)
             if players == 3:
-                d = det(eng, "player_0", make_rng(k), own, memory)
-                saved, D._infer_draft = D._infer_draft, (lambda *a: [])
-                try:
-                    bare = det(eng, "player_0", make_rng(k), own, memory)
-                finally:
-                    D._infer_draft = saved
-                for i in (1, 2):
-                    placed[True] += sum(min(a, b) for a, b in zip(d.hands[i], eng.hands[i]))
-                    placed[False] += sum(min(a, b) for a, b in zip(bare.hands[i], eng.hands[i]))
+                placed[True] += _placed(det(eng, "player_0", make_rng(k), own, memory), eng, (1, 2))
+                placed[False] += _placed(_without_inference(det, eng, own, memory, make_rng(k)), eng, (1, 2))
     assert states_checked >= 6 and found == states_checked, (found, states_checked)
     assert variant or with_tukang > 0
     assert players != 3 or placed[True] > 1.2 * placed[False], placed
@@ -334,15 +343,9 @@ def test_waroong_wars_drafting_inference_samples_paths_with_more_players(players
                 every = [(h, p) for _, h, p in D._infer_draft(view, seen, *_unseen(eng), paths=0)]
                 assert all((h, p) in every for _, h, p in drawn)
             checked += 1
-            d = det(eng, "player_0", make_rng(k), own, memory)
-            saved, D._infer_draft = D._infer_draft, (lambda *a, **kw: [])
-            try:
-                bare = det(eng, "player_0", make_rng(k), own, memory)
-            finally:
-                D._infer_draft = saved
-            for i in range(1, players):
-                placed[True] += sum(min(a, b) for a, b in zip(d.hands[i], eng.hands[i]))
-                placed[False] += sum(min(a, b) for a, b in zip(bare.hands[i], eng.hands[i]))
+            others = range(1, players)
+            placed[True] += _placed(det(eng, "player_0", make_rng(k), own, memory), eng, others)
+            placed[False] += _placed(_without_inference(det, eng, own, memory, make_rng(k)), eng, others)
     assert checked >= 4
     assert placed[True] > 1.1 * placed[False], placed
 
