@@ -62,7 +62,7 @@ SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:D
              "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY]"
              "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&rule=z|t][&width=K][&value=checkpoint:DIR][&seed=N]")
 #: the planner spec's options (docs/search.md)
-PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "horizon", "arms", "widen", "z", "rule", "width", "value", "seed")
+PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "play", "horizon", "arms", "widen", "z", "rule", "width", "value", "seed")
 
 
 @dataclass(frozen=True)
@@ -188,7 +188,7 @@ def _parse_planner_spec(text: str, s: str) -> PolicySpec:
 
 def _planner_option(text: str, k: str, v: str):
     names_checkpoint = v.startswith("checkpoint:") and len(v) > len("checkpoint:")
-    if k in ("rollout", "others"):
+    if k in ("rollout", "others", "play"):
         if v in ("heuristic", "random") or names_checkpoint:
             return v
         raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: heuristic, random or checkpoint:DIR")
@@ -277,7 +277,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
                       seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms,
                       remember=getattr(search_support, "remember", None), round_of=search_support.round_of,
                       widen=o.get("widen", "random"), z=o.get("z", CONFIDENCE_Z), width=o.get("width"),
-                      rule=o.get("rule", "z"),
+                      rule=o.get("rule", "z"), play=rollout_of(o["play"]) if "play" in o else None,
                       leaf=load_checkpoint_critic(o["value"][len("checkpoint:"):], env_spec, raw.encoder.observe)
                       if "value" in o else None)
     env.close()

@@ -262,7 +262,8 @@ class Planner:
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
                  clock: Callable[[], float] = time.process_time, arms: ArmChooser | None = None,
                  remember: Remember | None = None, round_of: RoundOf | None = None, widen: str = "random",
-                 z: float = CONFIDENCE_Z, leaf: Leaf | None = None, width: int | None = None, rule: str = "z"):
+                 z: float = CONFIDENCE_Z, leaf: Leaf | None = None, width: int | None = None, rule: str = "z",
+                 play: Rollout | None = None):
         if widen not in WIDEN:
             raise ValueError(f"widen must be one of {', '.join(WIDEN)}, got {widen!r}")
         if isinstance(z, bool) or not isinstance(z, (int, float)) or not 0 <= z <= 10:
@@ -283,7 +284,9 @@ class Planner:
         self.width = width  # the most arms a decision searches, the first in the opening order (None: all)
         self.leaf = leaf  # a learned value where a simulation is cut (None: rank and margin only)
         self.rollout = rollout
-        self.root = rollout.table()  # the rollout policy's own move at the table (never in a simulation)
+        # the move at the table where the planner does not search, and the arm a search must beat: the
+        # rollout policy's own (never in a simulation), or ``play``'s when given
+        self.root = (rollout if play is None else play).table()
         self.budget = budget
         self.cooperative = bool(cooperative)
         self.max_ticks = max_ticks

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import numpy as np
 import pytest
 
 from envs.core.errors import ConfigError
@@ -29,7 +30,10 @@ def test_planner_specs_parse_with_their_options():
 
 
 @pytest.mark.parametrize("spec, names", [
-    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, horizon, arms, widen, z, rule, width, value, seed"]),
+    ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, play, horizon, arms, widen, z, rule, width, value, "
+                         "seed"]),
+    ("planner?play=greedy", ["play='greedy'", "heuristic, random or checkpoint:DIR"]),
+    ("planner?play=checkpoint:", ["play='checkpoint:'"]),
     ("planner?value=critic", ["value='critic'", "checkpoint:DIR"]),
     ("planner?value=checkpoint:", ["value='checkpoint:'", "checkpoint:DIR"]),
     ("planner?z=-1", ["z='-1'", "[0, 10]"]),
@@ -61,7 +65,8 @@ def test_a_bad_planner_spec_names_the_problem_and_what_is_allowed(spec, names):
 
 
 def test_every_documented_option_is_accepted():
-    values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "others": "random", "horizon": "5",
+    values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "others": "random", "play": "random",
+              "horizon": "5",
               "arms": "all", "widen": "prior", "z": "1", "rule": "t", "width": "3", "value": "checkpoint:x", "seed": "1"}
     assert set(values) == set(PLANNER_OPTIONS)
     for k, v in values.items():
@@ -96,6 +101,60 @@ def test_others_gives_the_other_seats_their_own_rollout_policy():
     assert pl.rollout.others.make().recall == "world"  # the game's simulation form of the heuristic
     assert pl.root.others is None  # at the table the rollout policy plays the deciding seat only
     assert make_policy("planner?sims=4", spec).planner.rollout.others is None  # default: one policy for all
+
+
+def test_play_sets_the_move_at_the_table_apart_from_the_simulations_policy():
+    """``play``: the policy of the seat's unsearched moves and of the arm a search must beat; the
+    simulations stay the rollout policy's."""
+    from training.checkpoints import read_metadata, trained_env_spec
+
+    ckpt = ROOT / "checkpoints" / "wok_star" / "partners_ft3"
+    spec = trained_env_spec(read_metadata(ckpt))
+    pl = make_policy(f"planner?sims=4&play=checkpoint:{ckpt}", spec).planner
+    assert pl.root.observe is not None  # at the table: the checkpoint, reading observations
+    assert type(pl.rollout.make()).__name__ == "HeuristicPolicy" and pl.rollout.observe is None
+    default = make_policy("planner?sims=4", spec).planner
+    assert default.root.observe is None and type(default.root.make()).__name__ == "HeuristicPolicy"
+
+
+def test_with_play_the_planner_plays_that_policy_where_it_does_not_search_and_beats_it_to_deviate():
+    """A recording ``play`` policy: asked at the table for every decision (never in a simulation);
+    an unsearched decision plays its move; a searched one plays it unless another arm is clearly
+    better (z=10: never)."""
+    from envs.core.policy import Policy
+
+    asked: list[str] = []
+    simulated: list[str] = []
+
+    class Recording(Policy):
+        def __init__(self, log, action=None):
+            self.log, self.action, self.inner = log, action, RandomLegalPolicy(0)
+
+        def act(self, observation, agent, env=None):
+            self.log.append(agent)
+            mask = observation["action_mask"]
+            if self.action is not None:
+                return self.action(mask)
+            return self.inner.act(observation, agent, env)
+
+    from envs.frying_master.determinize import determinize
+
+    last_legal = lambda mask: int(np.flatnonzero(mask)[-1])
+    env = envs.get_env_module("frying_master_v1").parallel_env(players=3)
+    env.reset(seed=3)
+    eng = env.unwrapped.engine
+    agent = next(a for a in eng.live_agents() if len(eng.legal_actions(a)) > 1)
+    planner = Planner(determinize, Rollout(lambda: Recording(simulated)), SearchBudget(ms=None, sims=6, samples=2,
+                                                                                       horizon=30),
+                      z=10.0, play=Rollout(lambda: Recording(asked, last_legal)))
+    move = planner.decide(eng, agent)  # arms=None: every decision searched, the play policy's move first
+    assert move == last_legal(eng.action_mask(agent))
+    assert asked == [agent] and planner.stats["simulations"] == 6 and simulated  # simulations: the rollout's
+    game_arms = Planner(determinize, Rollout(lambda: Recording(simulated)), SearchBudget(ms=None, sims=6, samples=2),
+                        arms=lambda engine, a, first, legal: [first], play=Rollout(lambda: Recording(asked, last_legal)))
+    simulated.clear()
+    assert game_arms.decide(eng, agent) == last_legal(eng.action_mask(agent))  # not searched: play's move
+    assert not simulated and game_arms.stats["searched"] == 0
 
 
 def test_with_others_the_rollout_policy_plays_only_the_deciding_seat_in_the_simulations():
