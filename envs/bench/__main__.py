@@ -7,6 +7,9 @@ import os
 # would otherwise count as the bridge's cost.
 for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
     os.environ.setdefault(_var, "1")
+# No transparent huge pages for numpy's large arrays unless the user says otherwise, as `python -m
+# training` (its __main__ says why), so that the --training rows measure what training does.
+os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 from envs.bench.cli import main  # noqa: E402
 
