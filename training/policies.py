@@ -19,7 +19,7 @@ spec                               policy
 ``planner``                        the search player (:mod:`envs.core.search`): 100 ms per decision
 ``planner?ms=50&samples=8``        its options: ``ms`` or ``sims`` (the budget per decision),
                                    ``samples``, ``rollout`` (``heuristic``, ``random`` or
-                                   ``checkpoint:DIR``), ``others``, ``horizon``, ``arms``, ``widen``,
+                                   ``checkpoint:DIR``), ``others``, ``play``, ``horizon``, ``arms``, ``widen``,
                                    ``z``, ``rule``, ``width``, ``value`` (``checkpoint:DIR``: its critic), ``seed``
                                    (docs/search.md)
 =================================  ==============================================================
@@ -59,7 +59,7 @@ from training.obs import SeatEncoder
 BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
-             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY]"
+             "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY][&play=POLICY]"
              "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&rule=z|t][&width=K][&value=checkpoint:DIR][&seed=N]")
 #: the planner spec's options (docs/search.md)
 PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "play", "horizon", "arms", "widen", "z", "rule", "width", "value", "seed")
@@ -164,7 +164,7 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
 
 
 def _parse_planner_spec(text: str, s: str) -> PolicySpec:
-    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&horizon=..][&arms=..][&widen=..][&z=..][&rule=..][&width=..][&value=..][&seed=..]``
+    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&play=..][&horizon=..][&arms=..][&widen=..][&z=..][&rule=..][&width=..][&value=..][&seed=..]``
     (the search player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``,
     ``others`` the rollout policy)."""
     _, _, query = s.partition("?")

@@ -256,7 +256,9 @@ class Planner:
     ``max_ticks``: the env's truncation tick (rollouts stop there too); ``arms``: the game's
     choice of the root actions worth searching (``search_arms`` of its determinize.py: only the
     decisions with a real choice are searched, over their candidates, :meth:`_balanced`), or
-    ``None``: every decision with two legal actions or more, over all of them (UCB1)."""
+    ``None``: every decision with two legal actions or more, over all of them (UCB1); ``play``:
+    the policy of the seat's moves at the real table (its unsearched decisions and the arm a search
+    must beat), when it is not the rollout policy (``None``: the rollout policy's)."""
 
     def __init__(self, determinize: Determinizer, rollout: Rollout, budget: SearchBudget, *,
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
