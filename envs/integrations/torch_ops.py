@@ -12,12 +12,20 @@ ones), setting the entries that underflow to the 0 that ``exp`` gives them. Torc
 ``exp`` entry by entry, and the sum sees the same values in the same places
 (``docs/performance.md``, "Sixth increment"; ``tests/integrations/test_torch_ops.py`` holds
 it equal to torch's).
+
+:func:`multinomial_one` is ``torch.multinomial(probs, 1, True)`` bit for bit, from the same
+state of the same generator, with the exponential computed only where a probability is
+positive: torch draws one exponential for every entry of every row (about 17 ns each, 270 us
+for 16 rows of Wok Star's 991 actions), though an entry of probability 0 can never be drawn
+(``docs/performance.md``, "Twelfth increment").
 """
 
 from __future__ import annotations
 
 import math
+from functools import lru_cache
 
+import numpy as np
 import torch as th
 
 #: Entries underflowing in ``exp`` (masked actions) from which :func:`logsumexp` is worth its
@@ -84,3 +92,72 @@ def normalized_logits(logits: th.Tensor, underflowing: int | None = None) -> th.
     if logits.device.type == "cpu" and count >= FAST_LOGSUMEXP_FROM:
         return logits - logsumexp(logits)
     return logits - logits.logsumexp(dim=-1, keepdim=True)
+
+
+def _exponentials(u: np.ndarray) -> np.ndarray:
+    """The float32 exponentials that torch's CPU ``exponential_`` (rate 1) makes of the double
+    uniforms ``u`` it draws: ``-log1p(-u)`` by the C library's ``log1p`` (``math.log1p``, the
+    function torch's kernel calls; numpy's and torch's vectorised ``log1p`` differ from it in the
+    last bit of about one double in twelve), rounded to float32."""
+    log1p = math.log1p
+    return np.array([-log1p(-x) for x in u.tolist()], dtype=np.float64).astype(np.float32)
+
+
+@lru_cache(maxsize=1)
+def _torch_draws_so() -> bool:
+    """Whether this torch's ``exponential_`` of a float32 tensor is what :func:`_exponentials`
+    makes of the double uniforms ``uniform_`` draws from the same generator, using the same
+    numbers of it (checked once, on a private generator; else :func:`multinomial_one` is
+    ``torch.multinomial`` itself)."""
+    if not hasattr(th.Generator(), "get_state"):
+        return False
+    g, h = th.Generator().manual_seed(20261206), th.Generator().manual_seed(20261206)
+    q = th.empty(4099, dtype=th.float32).exponential_(generator=g)
+    u = th.empty(4099, dtype=th.float64).uniform_(generator=h)
+    return bool(th.equal(g.get_state(), h.get_state())) and bool(np.array_equal(q.numpy(), _exponentials(u.numpy())))
+
+
+def _argmax_ratios(probs: np.ndarray, pos: np.ndarray, u: np.ndarray) -> np.ndarray | None:
+    """Each row's ``argmax(probs / exponentials(u))`` (the first of equal maxima), weighing only the
+    positive entries: an entry of probability 0 has the ratio 0 and a positive one a positive
+    ratio, so it is the same index; None where that cannot be read so (a row whose every ratio
+    underflows to 0, a uniform of exactly 0 making an exponential 0: the caller then computes
+    every ratio as torch does)."""
+    if not u.all():
+        return None
+    rows, width = probs.shape
+    flat = probs.reshape(-1)
+    ratios = (flat[pos] / _exponentials(u.reshape(-1)[pos])).tolist()
+    best, out = [0.0] * rows, [-1] * rows
+    for p, r in zip(pos.tolist(), ratios):
+        row = p // width
+        if r > best[row]:
+            best[row], out[row] = r, p - row * width
+    if -1 in out:
+        return None
+    return np.array(out, dtype=np.int64)
+
+
+def multinomial_one(probs: th.Tensor) -> th.Tensor:
+    """``torch.multinomial(probs, 1, True)`` (one draw per row of a 2-D float32 CPU tensor of
+    non-negative weights, shape ``(rows, 1)``), bit for bit, from the default generator, which it
+    leaves in the same state. Torch draws it as ``argmax(probs / q)`` with ``q`` one exponential
+    per entry, each made from a double uniform; this draws the same uniforms (``uniform_``, about
+    a fifth of the cost) and makes the exponentials of the positive entries only. Anything else
+    (another dtype, device or shape, weights torch refuses, which it refuses with its own error
+    before it draws) is ``torch.multinomial`` itself."""
+    if (probs.dtype != th.float32 or probs.dim() != 2 or probs.device.type != "cpu"
+            or not probs.is_contiguous() or probs.numel() == 0 or not _torch_draws_so()):
+        return th.multinomial(probs, 1, True)
+    probs = probs.detach()
+    lo, hi = th.aminmax(probs)
+    p = probs.numpy()
+    positive = p > 0
+    if not (float(lo) >= 0.0 and float(hi) < math.inf) or not positive.any(axis=1).all():
+        return th.multinomial(probs, 1, True)  # torch's own error, no number drawn
+    u = th.empty(p.shape, dtype=th.float64).uniform_().numpy()
+    out = _argmax_ratios(p, np.flatnonzero(positive), u)
+    if out is None:
+        q = th.from_numpy(_exponentials(u.reshape(-1)).reshape(p.shape))
+        return th.argmax(probs / q, dim=-1, keepdim=True)
+    return th.from_numpy(out).reshape(-1, 1)

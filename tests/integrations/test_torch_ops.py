@@ -1,6 +1,7 @@
 """envs.integrations.torch_ops: ``logsumexp`` without ``exp``'s slow path on underflowing entries
 must be torch's own, value and gradient, bit for bit (the SB3 learner's policy and the RLlib
-module rest on it)."""
+module rest on it); ``multinomial_one`` must draw what ``torch.multinomial(probs, 1, True)`` draws
+from the same generator state, and leave the generator where torch leaves it."""
 
 from __future__ import annotations
 
@@ -12,7 +13,10 @@ from tests.integrations.helpers import require
 
 torch = require("torch")
 
-from envs.integrations.torch_ops import FAST_LOGSUMEXP_FROM, _exp_bounds, logsumexp, normalized_logits  # noqa: E402
+from envs.integrations import torch_ops  # noqa: E402
+from envs.integrations.torch_ops import (  # noqa: E402
+    FAST_LOGSUMEXP_FROM, _exp_bounds, _exponentials, logsumexp, multinomial_one, normalized_logits,
+)
 
 
 def _hard_logits(dtype: torch.dtype, seed: int) -> torch.Tensor:
@@ -34,8 +38,18 @@ def _hard_logits(dtype: torch.dtype, seed: int) -> torch.Tensor:
     return x
 
 
+def _warm_torchs_logsumexp(dtype: torch.dtype) -> None:
+    """Torch's own ``logsumexp``, called once before it is the reference: its first call in a
+    process now and then gives a value a couple of units in the last place off the one every
+    later call gives (measured: row 8 of ``_hard_logits(float32, 0)``, 8.616714 against 8.616713,
+    in 4 of 40 pytest processes; the second and third calls agreed in all 40)."""
+    x = _hard_logits(dtype, 0)
+    x.logsumexp(dim=-1, keepdim=True)
+
+
 @pytest.mark.parametrize("dtype", [torch.float32, torch.float64])
 def test_logsumexp_is_torchs_value_and_gradient_bit_for_bit(dtype):
+    _warm_torchs_logsumexp(dtype)
     for seed in range(4):
         x = _hard_logits(dtype, seed)
         grad_out = torch.randn(16, 300, generator=torch.Generator().manual_seed(100 + seed), dtype=dtype)
@@ -68,6 +82,7 @@ def test_normalized_logits_takes_each_path_and_gives_torchs_bits():
         calls.append(self.numel())
         return real(self, *args, **kwargs)
 
+    _warm_torchs_logsumexp(torch.float32)
     small, big = _hard_logits(torch.float32, 0)[:2], torch.cat([_hard_logits(torch.float32, k) for k in range(4)])
     # (logits, the caller's count of underflowing entries, whether torch's own is expected)
     for x, count, torchs in ((small, None, True), (big, None, False), (big, 0, True), (small, 10 ** 6, False)):
@@ -82,3 +97,88 @@ def test_normalized_logits_takes_each_path_and_gives_torchs_bits():
         assert torch.equal(torch.nan_to_num(expected, nan=7.0), torch.nan_to_num(got, nan=7.0))
         assert bool(calls) == torchs
     assert small.numel() < FAST_LOGSUMEXP_FROM <= big.numel()
+
+
+def _both_draws(probs: torch.Tensor, seed: int):
+    """``torch.multinomial(probs, 1, True)`` and :func:`multinomial_one` from the same default
+    generator state, each with the next numbers the generator gives after it (or the error)."""
+    out = []
+    for draw in (lambda p: torch.multinomial(p, 1, True), multinomial_one):
+        torch.manual_seed(seed)
+        try:
+            got = draw(probs)
+        except RuntimeError as e:
+            got = str(e)
+        out.append((got, torch.rand(4)))
+    return out
+
+
+def _masked_probs(rng, rows: int, width: int, legal: float, scale: float) -> torch.Tensor:
+    logits = torch.from_numpy(rng.normal(size=(rows, width)).astype("float32") * scale)
+    mask = rng.random((rows, width)) < legal
+    mask[range(rows), rng.integers(0, width, rows)] = True
+    return torch.softmax(torch.where(torch.from_numpy(mask), logits, torch.tensor(-1e8)), dim=-1)
+
+
+def test_multinomial_one_draws_torchs_actions_and_leaves_its_generator_alike():
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(7)
+    assert torch_ops._torch_draws_so()  # this torch makes its exponentials as the module reads it
+    for case in range(600):
+        rows, width = int(rng.integers(1, 40)), int(rng.choice([1, 2, 55, 300, 991]))
+        probs = _masked_probs(rng, rows, width, float(rng.choice([0.01, 0.05, 0.5, 1.0])),
+                              float(rng.choice([0.1, 1.0, 5.0, 30.0])))
+        if case % 5 == 0:  # weights that are not normalised, down to subnormal ratios
+            probs = probs * float(rng.choice([1e-40, 1e-20, 1e20]))
+        (a, after_a), (b, after_b) = _both_draws(probs, int(rng.integers(2 ** 40)))
+        assert torch.equal(a, b) and a.dtype == b.dtype and a.shape == b.shape, case
+        assert torch.equal(after_a, after_b), case
+
+
+def test_multinomial_one_refuses_what_torch_refuses_with_its_error_and_draws_nothing():
+    probs = torch.full((3, 20), 0.05)
+    bad = {"negative": probs.clone().index_put_((torch.tensor([1]), torch.tensor([2])), torch.tensor(-0.1)),
+           "nan": probs.clone().index_put_((torch.tensor([0]), torch.tensor([0])), torch.tensor(math.nan)),
+           "inf": probs.clone().index_put_((torch.tensor([2]), torch.tensor([7])), torch.tensor(math.inf)),
+           "a zero row": probs.clone().index_fill_(0, torch.tensor([1]), 0.0)}
+    for name, p in bad.items():
+        (a, after_a), (b, after_b) = _both_draws(p, 3)
+        assert isinstance(a, str) and a == b, name
+        assert torch.equal(after_a, after_b), name
+
+
+def test_multinomial_one_leaves_other_forms_to_torch():
+    np = pytest.importorskip("numpy")
+    rng = np.random.default_rng(3)
+    base = _masked_probs(rng, 8, 64, 0.1, 2.0)
+    for p in (base.double(), base[:, ::2], base[0], base.t().contiguous().t()):
+        (a, after_a), (b, after_b) = _both_draws(p, 11)
+        assert torch.equal(a, b) and torch.equal(after_a, after_b)
+
+
+def test_multinomial_one_reads_a_zero_uniform_as_torch_does():
+    """A uniform of exactly 0 (one double in 2**53) makes an exponential 0: on a positive entry torch's
+    ratio is +inf and wins; on an entry of probability 0 it is 0/0, NaN, which torch's argmax takes.
+    Both are read by the dense fallback; the sparse reading returns None for them."""
+    np = pytest.importorskip("numpy")
+    probs = torch.tensor([[0.0, 0.5, 0.0, 0.5], [0.25, 0.25, 0.0, 0.5]])
+    p = probs.numpy()
+    pos = np.flatnonzero(p > 0)
+    u = np.full(p.shape, 0.5)
+    u[0, 2] = 0.0  # an entry of probability 0
+    assert torch_ops._argmax_ratios(p, pos, u) is None
+    q = torch.from_numpy(_exponentials(u.reshape(-1)).reshape(p.shape))
+    assert torch.argmax(probs / q, dim=-1).tolist() == [2, 3]  # row 0: torch's argmax takes the NaN
+    u = np.full(p.shape, 0.5)
+    u[1, 3] = 0.0  # a positive entry: ratio +inf, the row's draw
+    assert torch_ops._argmax_ratios(p, pos, u) is None
+
+
+def test_exponentials_are_torchs_own():
+    """Torch's CPU ``exponential_`` of float32 entries is ``-log1p(-u)`` of the double uniforms that
+    ``uniform_`` draws from the same generator, with the C library's ``log1p``."""
+    g, h = torch.Generator().manual_seed(5), torch.Generator().manual_seed(5)
+    q = torch.empty(50_000).exponential_(generator=g)
+    u = torch.empty(50_000, dtype=torch.float64).uniform_(generator=h)
+    assert torch.equal(q, torch.from_numpy(_exponentials(u.numpy())))
+    assert torch.equal(g.get_state(), h.get_state())
