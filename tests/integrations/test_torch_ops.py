@@ -141,25 +141,43 @@ def test_multinomial_one_draws_torchs_actions_and_leaves_its_generator_alike(mon
     assert len(sparse) > 80  # 115 of the 600 cases with this seed
 
 
-def test_multinomial_one_refuses_what_torch_refuses_with_its_error_and_draws_nothing():
-    probs = torch.full((3, 20), 0.05)
-    bad = {"negative": probs.clone().index_put_((torch.tensor([1]), torch.tensor([2])), torch.tensor(-0.1)),
+def _sparse_batch() -> torch.Tensor:
+    """16 rows of Wok Star's 991 actions with a few positive weights each: the sparse reading's case."""
+    probs = torch.zeros(16, 991)
+    probs[:, ::200] = 0.2
+    assert probs.numel() >= torch_ops.SPARSE_DRAW_FROM
+    assert torch.count_nonzero(probs) * torch_ops.SPARSE_DRAW_SHARE <= probs.numel()
+    return probs
+
+
+def test_multinomial_one_refuses_what_torch_refuses_with_its_error_and_draws_nothing(monkeypatch):
+    sparse = []
+    real = torch_ops._argmax_ratios
+    monkeypatch.setattr(torch_ops, "_argmax_ratios", lambda *a: sparse.append(1) or real(*a))
+    probs = _sparse_batch()
+    assert _both_draws(probs, 3)[0][0].shape == (16, 1) and sparse  # the sparse reading, when nothing is wrong
+    sparse.clear()
+    bad = {"negative": probs.clone().index_put_((torch.tensor([1]), torch.tensor([3])), torch.tensor(-0.1)),
            "nan": probs.clone().index_put_((torch.tensor([0]), torch.tensor([0])), torch.tensor(math.nan)),
-           "inf": probs.clone().index_put_((torch.tensor([2]), torch.tensor([7])), torch.tensor(math.inf)),
-           "a zero row": probs.clone().index_fill_(0, torch.tensor([1]), 0.0)}
+           "inf": probs.clone().index_put_((torch.tensor([2]), torch.tensor([200])), torch.tensor(math.inf)),
+           "a zero row": probs.clone().index_fill_(0, torch.tensor([5]), 0.0)}
     for name, p in bad.items():
         (a, after_a), (b, after_b) = _both_draws(p, 3)
         assert isinstance(a, str) and a == b, name
         assert torch.equal(after_a, after_b), name
+    assert not sparse
 
 
-def test_multinomial_one_leaves_other_forms_to_torch():
-    np = pytest.importorskip("numpy")
-    rng = np.random.default_rng(3)
-    base = _masked_probs(rng, 8, 64, 0.1, 2.0)
-    for p in (base.double(), base[:, ::2], base[0], base.t().contiguous().t()):
+def test_multinomial_one_leaves_other_forms_to_torch(monkeypatch):
+    sparse = []
+    real = torch_ops._argmax_ratios
+    monkeypatch.setattr(torch_ops, "_argmax_ratios", lambda *a: sparse.append(1) or real(*a))
+    wide = torch.cat([_sparse_batch(), _sparse_batch()], dim=1)  # 16 x 1,982, so that every view below is large
+    dense = torch.rand(16, 991) + 0.01  # every entry positive: torch's draw is the cheaper
+    for p in (wide.double(), wide[:, ::2], wide[0].repeat(3), wide.t().contiguous().t(), dense):
         (a, after_a), (b, after_b) = _both_draws(p, 11)
         assert torch.equal(a, b) and torch.equal(after_a, after_b)
+    assert not sparse
 
 
 def test_multinomial_one_reads_a_zero_uniform_as_torch_does():
