@@ -124,8 +124,6 @@ def _torch_draws_so() -> bool:
     makes of the double uniforms ``uniform_`` draws from the same generator, using the same
     numbers of it (checked once, on a private generator; else :func:`multinomial_one` is
     ``torch.multinomial`` itself)."""
-    if not hasattr(th.Generator(), "get_state"):
-        return False
     g, h = th.Generator().manual_seed(20261206), th.Generator().manual_seed(20261206)
     q = th.empty(4099, dtype=th.float32).exponential_(generator=g)
     u = th.empty(4099, dtype=th.float64).uniform_(generator=h)

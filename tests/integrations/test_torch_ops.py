@@ -99,6 +99,15 @@ def test_normalized_logits_takes_each_path_and_gives_torchs_bits():
     assert small.numel() < FAST_LOGSUMEXP_FROM <= big.numel()
 
 
+def _count_sparse_readings(monkeypatch) -> list:
+    """A list that gets one entry for each draw :func:`multinomial_one` reads from the positive
+    entries itself (the others are torch's own draw)."""
+    sparse: list = []
+    real = torch_ops._argmax_ratios
+    monkeypatch.setattr(torch_ops, "_argmax_ratios", lambda *a: sparse.append(1) or real(*a))
+    return sparse
+
+
 def _both_draws(probs: torch.Tensor, seed: int):
     """``torch.multinomial(probs, 1, True)`` and :func:`multinomial_one` from the same default
     generator state, each with the next numbers the generator gives after it (or the error)."""
@@ -124,9 +133,7 @@ def test_multinomial_one_draws_torchs_actions_and_leaves_its_generator_alike(mon
     np = pytest.importorskip("numpy")
     rng = np.random.default_rng(7)
     assert torch_ops._torch_draws_so()  # this torch makes its exponentials as the module reads it
-    sparse = []  # the draws read from the positive entries (the others are torch's own)
-    real = torch_ops._argmax_ratios
-    monkeypatch.setattr(torch_ops, "_argmax_ratios", lambda *a: sparse.append(1) or real(*a))
+    sparse = _count_sparse_readings(monkeypatch)
     for case in range(600):
         rows, width = int(rng.integers(1, 40)), int(rng.choice([1, 2, 55, 300, 991]))
         probs = _masked_probs(rng, rows, width, float(rng.choice([0.01, 0.05, 0.5, 1.0])),
@@ -151,9 +158,7 @@ def _sparse_batch() -> torch.Tensor:
 
 
 def test_multinomial_one_refuses_what_torch_refuses_with_its_error_and_draws_nothing(monkeypatch):
-    sparse = []
-    real = torch_ops._argmax_ratios
-    monkeypatch.setattr(torch_ops, "_argmax_ratios", lambda *a: sparse.append(1) or real(*a))
+    sparse = _count_sparse_readings(monkeypatch)
     probs = _sparse_batch()
     assert _both_draws(probs, 3)[0][0].shape == (16, 1) and sparse  # the sparse reading, when nothing is wrong
     sparse.clear()
@@ -169,9 +174,7 @@ def test_multinomial_one_refuses_what_torch_refuses_with_its_error_and_draws_not
 
 
 def test_multinomial_one_leaves_other_forms_to_torch(monkeypatch):
-    sparse = []
-    real = torch_ops._argmax_ratios
-    monkeypatch.setattr(torch_ops, "_argmax_ratios", lambda *a: sparse.append(1) or real(*a))
+    sparse = _count_sparse_readings(monkeypatch)
     wide = torch.cat([_sparse_batch(), _sparse_batch()], dim=1)  # 16 x 1,982, so that every view below is large
     dense = torch.rand(16, 991) + 0.01  # every entry positive: torch's draw is the cheaper
     for p in (wide.double(), wide[:, ::2], wide[0].repeat(3), wide.t().contiguous().t(), dense):
