@@ -20,8 +20,9 @@ spec                               policy
 ``planner?ms=50&samples=8``        its options: ``ms`` or ``sims`` (the budget per decision),
                                    ``samples``, ``rollout`` (``heuristic``, ``random`` or
                                    ``checkpoint:DIR``), ``others``, ``play``, ``horizon``, ``arms``, ``widen``,
-                                   ``z``, ``rule``, ``width``, ``value`` (``checkpoint:DIR``: its critic), ``seed``
-                                   (docs/search.md)
+                                   ``z``, ``rule``, ``width``, ``value`` (``checkpoint:DIR``: its critic),
+                                   ``drafters`` (``checkpoint:DIR``: Waroong Wars' other drafters modelled
+                                   as the heuristic or it), ``seed`` (docs/search.md)
 =================================  ==============================================================
 
 Every spec resolves to an :class:`envs.core.policy.Policy` (``act(observation,
@@ -40,6 +41,7 @@ In one's own loop::
 from __future__ import annotations
 
 import os
+from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
@@ -62,7 +64,7 @@ SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:D
              "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY][&play=POLICY]"
              "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&rule=z|t][&width=K][&value=checkpoint:DIR][&seed=N]")
 #: the planner spec's options (docs/search.md)
-PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "play", "horizon", "arms", "widen", "z", "rule", "width", "value", "seed")
+PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "play", "horizon", "arms", "widen", "z", "rule", "width", "value", "drafters", "seed")
 
 
 @dataclass(frozen=True)
@@ -164,7 +166,7 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
 
 
 def _parse_planner_spec(text: str, s: str) -> PolicySpec:
-    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&play=..][&horizon=..][&arms=..][&widen=..][&z=..][&rule=..][&width=..][&value=..][&seed=..]``
+    """``planner[?ms=..|sims=..][&samples=..][&rollout=..][&others=..][&play=..][&horizon=..][&arms=..][&widen=..][&z=..][&rule=..][&width=..][&value=..][&drafters=..][&seed=..]``
     (the search player, :mod:`envs.core.search`; default: ``ms=100&samples=16&rollout=heuristic``,
     ``others`` the rollout policy)."""
     _, _, query = s.partition("?")
@@ -192,6 +194,11 @@ def _planner_option(text: str, k: str, v: str):
         if v in ("heuristic", "random") or names_checkpoint:
             return v
         raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: heuristic, random or checkpoint:DIR")
+    if k == "drafters":
+        if names_checkpoint:
+            return v
+        raise ConfigError(f"policy spec {text!r}: drafters={v!r}; allowed: checkpoint:DIR (a trained checkpoint of "
+                          f"this env whose drafting the determinisations weigh beside the heuristic's; Waroong Wars)")
     if k == "value":
         if names_checkpoint:
             return v
@@ -273,7 +280,14 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
                           samples=o.get("samples", 16), horizon=o.get("horizon", search_support.HORIZON))
     spec_seed = o.get("seed")
     arms = None if o.get("arms", "game") == "all" else search_support.search_arms
-    planner = Planner(search_support.determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
+    determinize = search_support.determinize
+    if "drafters" in o:  # the other drafters modelled as the heuristic or this checkpoint (Waroong Wars)
+        model_cls = getattr(search_support, "DrafterModel", None)
+        if model_cls is None:
+            raise ConfigError(f"policy spec {ps.text!r}: drafters= models the other seats' drafting, which "
+                              f"{env_spec.env_id} does not have; it is for waroong_wars")
+        determinize = partial(determinize, drafters=_drafter_model(model_cls, o["drafters"], env_spec, raw))
+    planner = Planner(determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
                       seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms,
                       remember=getattr(search_support, "remember", None), round_of=search_support.round_of,
                       widen=o.get("widen", "random"), z=o.get("z", CONFIDENCE_Z), width=o.get("width"),
@@ -285,6 +299,26 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     if seed is not None:
         pol.reset(seed)
     return pol
+
+
+def _drafter_model(model_cls, kind: str, env_spec: EnvSpec, raw: Any):
+    """A checkpoint as a drafter for the drafters' rule (``envs.waroong_wars.determinize.DrafterModel``):
+    its logits for the observations that ``raw``'s encoding makes of public views (with the seat's
+    picks where the env's observation shows them), rows of one seat in one batch."""
+    actor = load_checkpoint_policy(parse_spec(kind), env_spec)
+    encoding, enc = raw.encoder, actor.encoder
+    own = bool(getattr(encoding, "own_picks", False))
+
+    def observe(view, picks):
+        return encoding.encode_view(view, tuple(picks) if own else None)
+
+    def logits(x, seat):
+        rows = (np.asarray(x, dtype=np.float32) - enc.offset) * enc.scale  # SeatEncoder.encode, row by row
+        rows = np.concatenate([rows, np.repeat(enc._eye[seat][None], len(rows), axis=0)], axis=1)
+        return actor.actor.logits(rows.astype(np.float32, copy=False))
+
+    slices = encoding.layout.slices
+    return model_cls(observe, logits, key=kind, slices={"pack": slices["pack"], "customers": slices["customers"]})
 
 
 def spec_checker(text: str) -> str | None:

@@ -164,12 +164,32 @@ def _seen_last_draft(engine: "WaroongEngine", own_actions: Sequence[int], memory
     if engine.phase != "cook":
         return None
     n_types, pick0 = engine.cat.n_types, engine.ix.pick0
-    per_hand = engine.cat.components["cards_dealt_per_player"]
-    packs, hand = _remembered(memory, engine.round)
-    # this round's picks made by decision (no pick is made after Shopping); the last card of the
-    # round comes without one
-    decided = per_hand - 1
+    decided = engine.cat.components["cards_dealt_per_player"] - 1
     picks = [a - pick0 for a in own_actions if pick0 <= a < pick0 + n_types][-decided:]
+    return _seen_draft_of(engine, memory, engine.round, picks)
+
+
+def _round_picks(engine: "WaroongEngine", own_actions: Sequence[int], round_no: int) -> list[int] | None:
+    """The card types this seat picked by decision in the earlier round ``round_no``: each round's
+    Shopping takes ``cards_dealt_per_player - 1`` decisions (the last card comes without one), the
+    current round's picks so far are the last of ``own_actions``' picks; None if they do not add up."""
+    n_types, pick0 = engine.cat.n_types, engine.ix.pick0
+    decided = engine.cat.components["cards_dealt_per_player"] - 1
+    picks = [a - pick0 for a in own_actions if pick0 <= a < pick0 + n_types]
+    now = engine.pick_no if engine.phase == "draft" else decided
+    end = len(picks) - now - (engine.round - 1 - round_no) * decided
+    if not 1 <= round_no < engine.round or end - decided < 0:
+        return None
+    return picks[end - decided:end]
+
+
+def _seen_draft_of(engine: "WaroongEngine", memory: Sequence, round_no: int, picks: list[int]):
+    """Round ``round_no``'s Shopping as this seat saw it by its end (:func:`_seen_last_draft`), its
+    picks by decision given."""
+    n_types = engine.cat.n_types
+    per_hand = engine.cat.components["cards_dealt_per_player"]
+    packs, hand = _remembered(memory, round_no)
+    decided = per_hand - 1
     if hand is None or len(hand) != n_types or len(picks) != decided:
         return None
     last = list(hand)
@@ -180,6 +200,40 @@ def _seen_last_draft(engine: "WaroongEngine", own_actions: Sequence[int], memory
     packs[decided] = last
     out = _seen_pairs(packs, picks + [last.index(1)], per_hand, n_types)
     return None if out is None else out + [([0] * n_types, None)]
+
+
+#: a seat whose chance of drafting as the trained model is this close to 0 or 1 is modelled by the one
+#: drafter alone (the other kind's branches cost more than the little weight they would carry)
+SETTLED = 0.05
+#: the most a single earlier round moves the odds that a seat drafts as the trained model (either way):
+#: the model's pick is read from an approximate view (98% of picks right), so no round is proof
+ROUND_ODDS_CAP = 20.0
+
+
+def drafter_shares(engine: "WaroongEngine", v: int, own_actions: Sequence[int], memory: Sequence,
+                   model: DrafterModel) -> dict[int, float]:
+    """Per other seat, the chance that it drafts as ``model`` rather than as the heuristic, from the
+    model's share (the prior) and every earlier round of this game that this seat remembers whole:
+    each such round's drafters' inference (every starting pack seen, the pool every ingredient card
+    but those this seat saw) weighs the kinds of each seat, and the odds it gives (at most
+    :data:`ROUND_ODDS_CAP` either way) multiply. A seat is the same player all game, so a heuristic
+    seat stops being read as the model after a round or two, and the model's seat the other way."""
+    n = engine.n
+    q = model.share
+    odds = {s: q / (1.0 - q) for s in range(n) if s != v}
+    even = model.with_share(0.5)
+    pool = sorted(engine.cat.ingredient_deck)
+    cpool = _unseen_customers(engine, v)
+    for r in range(1, engine.round):
+        picks = _round_picks(engine, own_actions, r)
+        table = shopping_view(memory, r, v)
+        seen = _seen_draft_of(engine, memory, r, picks) if picks is not None and table is not None else None
+        if not seen:
+            continue
+        _, post = _infer_draft(table, seen, pool, cpool, model=even, with_posterior=True)
+        for s, p in post.items():
+            odds[s] *= min(ROUND_ODDS_CAP, max(1.0 / ROUND_ODDS_CAP, p / max(1.0 - p, 1e-12)))
+    return {s: o / (1.0 + o) for s, o in odds.items()}
 
 
 def _yet_to_cook(engine: "WaroongEngine", view, v: int) -> set[int]:
@@ -229,32 +283,97 @@ def _heuristic_drafter():
     return HeuristicPolicy(recall="world")
 
 
-class _Drafter:
-    """The heuristic drafter's choice for a seat the viewer cannot see into (:meth:`pick`), read
-    from the viewer's own public view with that seat's place, pick number and customer cards put
-    in; kept for one inference (its calls repeat)."""
+class DrafterModel:
+    """A trained policy as a drafter, for the drafters' rule (the planner's ``drafters=checkpoint:DIR``).
 
-    def __init__(self, view):
+    ``observe(view, picks)``: the env's observation vector of a
+    :class:`~envs.waroong_wars.public.PublicView` for its viewer, ``picks`` the viewer's picks this
+    round (what an ``own_picks`` observation adds); ``logits(X, seat)``: the policy's scores of every
+    action for the rows of ``X``, observations of seat ``seat``; ``key`` names the policy (inferences
+    are kept per model); ``share``: the prior chance that another seat drafts as this policy rather
+    than as the heuristic; ``slices``: where the observation holds the viewer's ``pack`` and
+    ``customers`` (:attr:`envs.waroong_wars.encoding.WaroongEncoding.layout`), so that the rows of one
+    seat, hand and pick that differ only there are patched from one observation (``None``: each row
+    observed). Its pick from a pack is the pack's first card type with the highest score."""
+
+    def __init__(self, observe, logits, key: str, share: float = 0.5, slices: dict | None = None):
+        if not 0.0 < share < 1.0:
+            raise ValueError(f"share must lie strictly between 0 and 1 (the prior chance of this model against "
+                             f"the heuristic), got {share!r}")
+        if slices is not None and set(slices) != {"pack", "customers"}:
+            raise ValueError(f"slices must name 'pack' and 'customers', got {sorted(slices)}")
+        self.observe, self.logits, self.key, self.share, self.slices = observe, logits, str(key), float(share), slices
+
+    def with_share(self, share: float) -> "DrafterModel":
+        return DrafterModel(self.observe, self.logits, self.key, share, self.slices)
+
+
+class _Drafter:
+    """The choice of a drafter in a seat the viewer cannot see into (:meth:`pick`): the heuristic
+    drafter's, or with a :class:`DrafterModel`, that model's (a seat's *kind* is ``(model, tukang)``:
+    model 0 the heuristic, 1 the trained one; tukang the category of its one Tukang customer or -1);
+    read from the viewer's own public view with that seat's place, pick number and customer cards
+    put in; kept for one inference (its calls repeat)."""
+
+    def __init__(self, view, model: DrafterModel | None = None, shares: dict[int, float] | None = None):
         from envs.waroong_wars.actions import action_index
 
-        self.view, self.ix, self.h = view, action_index(view.n), _heuristic_drafter()
+        self.view, self.ix, self.h, self.model = view, action_index(view.n), _heuristic_drafter(), model
+        self.shares = shares or {}
+        self.picks: dict = {}
+        self.bases: dict = {}
         self.n_types = self.h.cat.n_types
         self.every_pick = {self.ix.pick0 + t for t in range(self.n_types)}
         self.views: dict = {}
         self.memo: dict = {}
 
-    def pick(self, seat: int, hand: list[int], pack: list[int], pick_no: int, tuk: int = -1) -> int:
-        """The card type the heuristic drafter in ``seat`` takes from ``pack`` holding ``hand``,
-        with one Tukang customer of category ``tuk`` (-1: none; the drafter's rule reads no other
-        customer card): the first of the pack's types with the highest score. A type's score does
-        not depend on the rest of the pack (the heuristic values each candidate on its own), so
-        every type is scored once per hand and read for any pack."""
-        scores = self.scores(seat, hand, pick_no, tuk)
-        best, best_t = -1.0, -1
+    def kinds(self, seat: int, count: int, cpool: list[int]) -> list[tuple[tuple[int, int], float]]:
+        """``[((model, tukang), odds)]`` for ``seat`` holding ``count`` customer cards: the Tukang odds
+        (:func:`_tukang_odds`), with a model split between the heuristic and the model by the seat's
+        share (``shares``; default the model's own)."""
+        odds = _tukang_odds(count, cpool, self.h.tukang_kinds)
+        if self.model is None:
+            return [((0, tuk), w) for tuk, w in odds]
+        q = self.shares.get(seat, self.model.share)
+        if q <= SETTLED or q >= 1.0 - SETTLED:  # the seat's kind is settled: one drafter, fewer branches
+            m = int(q >= 1.0 - SETTLED)
+            return [((m, tuk), w) for tuk, w in odds]
+        return [((0, tuk), w * (1.0 - q)) for tuk, w in odds] + [((1, tuk), w * q) for tuk, w in odds]
+
+    def pick(self, seat: int, hand: list[int], pack: list[int], pick_no: int, kind: tuple[int, int] = (0, -1),
+             tuks: Sequence[int] = ()) -> int:
+        """The card type a drafter of ``kind`` in ``seat`` takes from ``pack`` holding ``hand``
+        (the heuristic's rule reads no customer card but the Tukang): the first of the pack's types
+        with the highest score. The heuristic's score of a type does not depend on the rest of the
+        pack (it values each candidate on its own), so every type is scored once per hand and read
+        for any pack; a trained model's is read for each pack (its observation shows the pack), with
+        those for the other Tukangs ``tuks`` in the same batch. (Kept per kind, seat, hand, pack and
+        pick: the inference asks the same often.)"""
+        key = (kind, seat, tuple(hand), tuple(pack), pick_no)
+        best_t = self.picks.get(key)
+        if best_t is not None:
+            return best_t
+        model, tuk = kind
+        if model == 0:
+            scores, best = self.scores(seat, hand, pick_no, tuk), -1.0
+        else:
+            scores, best = self.model_scores(seat, hand, pick_no, [(pack, t) for t in (tuk, *tuks)])[0], -np.inf
+        best_t = -1
         for t, c in enumerate(pack):
             if c and scores[t] > best:
                 best, best_t = scores[t], t
+        self.picks[key] = best_t
         return best_t
+
+    def _as_seat(self, seat: int, pick_no: int, tuk: int, **more):
+        """The viewer's view as ``seat`` would see the table at pick ``pick_no`` holding one Tukang of
+        category ``tuk`` (-1: no customer card the rule reads)."""
+        from dataclasses import replace
+
+        customers = [0] * len(self.view.customers)
+        if tuk >= 0:
+            customers[self.h.tukang_kinds[tuk]] = 1
+        return replace(self.view, viewer=seat, pick_no=pick_no, customers=tuple(customers), **more)
 
     def scores(self, seat: int, hand: list[int], pick_no: int, tuk: int) -> list[float]:
         """The heuristic's score of every card type as the next pick of ``seat`` holding ``hand``."""
@@ -265,19 +384,54 @@ class _Drafter:
         vkey = (seat, pick_no, tuk)
         as_seat = self.views.get(vkey)
         if as_seat is None:
-            from dataclasses import replace
-
-            customers = [0] * len(self.view.customers)
-            if tuk >= 0:
-                customers[self.h.tukang_kinds[tuk]] = 1
-            as_seat = self.views[vkey] = replace(self.view, viewer=seat, pick_no=pick_no,
-                                                 customers=tuple(customers))
+            as_seat = self.views[vkey] = self._as_seat(seat, pick_no, tuk)
         pick0 = self.ix.pick0
         out = [-1.0] * self.n_types
         for a, value in self.h._pick_scores(as_seat, self.every_pick, self.ix, list(hand)):
             out[a - pick0] = value
         self.memo[key] = out
         return out
+
+    def model_scores(self, seat: int, hand: list[int], pick_no: int, rows: Sequence) -> list[list[float]]:
+        """The trained model's score (logit) of every card type as ``seat``'s pick holding ``hand``, for
+        each ``(pack, tukang)`` of ``rows``: the viewer's view with that seat's place, pick number,
+        pack, hand (its own picks; its hand only where hands are visible), the Tukang as its customer
+        cards, its public score as its score, every seat holding ``pick_no`` cards and nobody's pick of
+        this pack made yet (measured on ``waroong_wars/memory``'s own games, 3 players: the pick so read
+        is its true pick at 98% of its Shopping decisions, docs/search.md). Rows not seen before are
+        computed in one batch."""
+        h = tuple(hand)
+        keys = [(1, seat, h, tuple(p), pick_no, t) for p, t in rows]
+        todo = list(dict.fromkeys(k for k in keys if k not in self.memo))
+        if todo:
+            m, v = self.model, self.view
+            n_cust, zeros = len(v.customers), (0,) * self.n_types
+
+            def customers(t):
+                c = [0] * n_cust
+                if t >= 0:
+                    c[self.h.tukang_kinds[t]] = 1
+                return c
+
+            def as_seat(pack, t):
+                return self._as_seat(seat, pick_no, t, pack=pack, picked=(False,) * v.n,
+                                     hand=h if v.hand_visible else zeros, hand_sizes=(pick_no,) * v.n,
+                                     score=v.public_scores[seat])
+
+            if m.slices is None:
+                x = np.stack([m.observe(as_seat(k[3], k[5]), h) for k in todo])
+            else:  # one observation per seat, hand and pick, the pack and customers patched in
+                bkey = (seat, h, pick_no)
+                base = self.bases.get(bkey)
+                if base is None:
+                    base = self.bases[bkey] = m.observe(as_seat(todo[0][3], todo[0][5]), h)
+                x = np.repeat(base[None], len(todo), axis=0)
+                x[:, m.slices["pack"]] = [k[3] for k in todo]
+                x[:, m.slices["customers"]] = [customers(k[5]) for k in todo]
+            pick0 = self.ix.pick0
+            for k, row in zip(todo, m.logits(x, seat)[:, pick0:pick0 + self.n_types].tolist()):
+                self.memo[k] = row
+        return [self.memo[k] for k in keys]
 
 
 def _tukang_odds(count: int, cpool: list[int], tukang_kinds: list[int]) -> list[tuple[int, float]]:
@@ -295,7 +449,9 @@ def _tukang_odds(count: int, cpool: list[int], tukang_kinds: list[int]) -> list[
     return [(c, w) for c, w in out if w > 0]
 
 
-def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | None = None):
+def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | None = None,
+                 model: DrafterModel | None = None, shares: dict[int, float] | None = None,
+                 with_posterior: bool = False):
     """From pick ``n - 1`` of a round on (and in its Cooking phase), with every other seat's
     starting pack seen once: the round's Shopping that the other seats' heuristic drafting and what
     this seat saw allow. The pack this seat saw at pick ``j`` started ``j`` seats to its right and
@@ -313,7 +469,13 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
     are too many for a decision's budget: ``paths`` (default :data:`_PATHS_SAMPLED`) paths through
     them are drawn card by card among those the rule allows, from a generator seeded by what this
     seat saw (so the same view gives the same inference), each weighted by the inverse of its draw's
-    probability; those weights estimate the enumeration's. ``paths=0`` enumerates at any count."""
+    probability; those weights estimate the enumeration's. ``paths=0`` enumerates at any count.
+
+    With a trained ``model`` (:class:`DrafterModel`) each other seat drafts either as the heuristic or
+    as the model, all round (one more hidden kind beside its Tukang), at the odds ``shares`` gives for
+    it (default: the model's share); ``with_posterior`` returns ``(states, posterior)``, the posterior
+    per other seat the chance, over the kept states, that it drafted as the model (empty without a
+    model or without a kept state)."""
     k = len(seen) - 1
     v, n, n_types = view.viewer, view.n, len(seen[0][0])
     if paths is None:
@@ -321,22 +483,26 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
     key = (paths, view.round, view.display, view.go_boy, view.characters, view.piles, view.token_supply > 0,
            view.customer_counts, tuple((tuple(p), tuple(r) if r is not None else None) for p, r in seen),
            tuple(pool), tuple(cpool))
+    if model is not None:  # (the key without a model is the one before models were added: the same paths drawn)
+        key += (model.key, model.share, tuple(sorted((shares or {}).items())))
     hit = _inferences.get(key)
     if hit is not None:
-        return hit
-    drafter = _Drafter(view)
+        return hit if with_posterior else hit[0]
+    drafter = _Drafter(view, model, shares)
     # the unseen cards in enumeration order: (j, i) is the card the seat v - j + i took at pick i
     # from the pack that started at seat v - j (seen at pick j)
     slots = [(j, i) for j in range(1, n) for i in range(j - 1, -1, -1)]
     others = [s for s in range(n) if s != v]
     out: list = []
+    as_model: list = []  # per kept state: each other seat's share of weight on the model's kind
 
     def split(s, hand, pack, i, options):
-        """``options`` (a seat's Tukangs still possible, with their odds) grouped by the card the
-        drafter in seat ``s`` takes from ``pack`` with ``hand`` at pick ``i``."""
+        """``options`` (a seat's kinds still possible, with their odds: which drafter, which Tukang)
+        grouped by the card the drafter in seat ``s`` takes from ``pack`` with ``hand`` at pick ``i``."""
         groups: dict[int, list] = {}
-        for tuk, w in options:
-            groups.setdefault(drafter.pick(s, hand, pack, i, tuk), []).append((tuk, w))
+        tuks = [t for (m, t), _ in options if m == 1]
+        for kind, w in options:
+            groups.setdefault(drafter.pick(s, hand, pack, i, kind, tuks), []).append((kind, w))
         return groups
 
     def allowed(x, taken, left, hands, tuks):
@@ -345,9 +511,13 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
         that ``s`` would take there by the rule."""
         j, i = slots[x]
         s = (v - j + i) % n
-        options = tuks.get(s) or _tukang_odds(view.customer_counts[s], list(cpool), drafter.h.tukang_kinds)
+        options = tuks.get(s) or drafter.kinds(s, view.customer_counts[s], list(cpool))
         hand = hands.get(s, [0] * n_types)
         later = [taken[(j, i2)] for i2 in range(i + 1, j)]
+        tuks_m = [t for (m, t), _ in options if m == 1]
+        if tuks_m:  # the model's scores of every candidate pack in one batch
+            drafter.model_scores(s, hand, i, [(_plus(seen[j][0], c, *later), t)
+                                              for c in range(n_types) if left[c] for t in tuks_m])
         out_ = []
         for c in range(n_types):
             if left[c]:
@@ -381,9 +551,13 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
                 return
             new_hands = {s: _plus(hands[s], picks[s]) for s in others}
             if i + 1 == k:
+                shares_here = {}
                 for s in others:
-                    weight *= sum(w for _, w in tuks[s])
+                    total = sum(w for _, w in tuks[s])
+                    weight *= total
+                    shares_here[s] = sum(w for (m, _), w in tuks[s] if m == 1) / total
                 out.append((weight, new_hands, {s: after[s] for s in others}))
+                as_model.append(shares_here)
             else:
                 replay_from(i + 1, after, new_hands, weight, tuks, 0, {})
             return
@@ -432,6 +606,11 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
         rng = make_rng(zlib.crc32(repr(key).encode()))
         for _ in range(paths):
             sample_slots(rng)
+    posterior: dict[int, float] = {}
+    total = sum(w for w, _, _ in out)
+    if model is not None and total > 0:
+        posterior = {s: sum(w * a[s] for (w, _, _), a in zip(out, as_model)) / total for s in others}
+    if paths > 0:
         merged: dict = {}
         for w, hands_now, packs_now in out:
             hk = (tuple(map(tuple, hands_now.values())), tuple(map(tuple, packs_now.values())))
@@ -439,8 +618,8 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
         out[:] = merged.values()
     if len(_inferences) >= _INFERENCES_KEPT:
         _inferences.clear()
-    _inferences[key] = out
-    return out
+    _inferences[key] = (out, posterior)
+    return (out, posterior) if with_posterior else out
 
 
 def _place_seen(engine: "WaroongEngine", v: int, seen, rng: np.random.Generator):
@@ -471,9 +650,11 @@ def _place_seen(engine: "WaroongEngine", v: int, seen, rng: np.random.Generator)
 
 
 def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
-                own_actions: Sequence[int] = (), memory: Sequence = ()) -> "WaroongEngine":
+                own_actions: Sequence[int] = (), memory: Sequence = (),
+                drafters: DrafterModel | None = None) -> "WaroongEngine":
     """A full engine consistent with what ``viewer`` has seen, its hidden parts dealt with ``rng``
-    (``memory``: what :func:`remember` gave at this seat's earlier decisions)."""
+    (``memory``: what :func:`remember` gave at this seat's earlier decisions; ``drafters``: a trained
+    policy that the drafters' rule weighs beside the heuristic, :class:`DrafterModel`)."""
     v = engine.seat_of[viewer]
     view = engine.public_view(viewer)
     n, n_types = engine.n, engine.cat.n_types
@@ -499,7 +680,9 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
     placed = None
     if seen and len(seen) >= n:
         table = view if drafting else shopping_view(memory, engine.round, v)
-        inferred = _infer_draft(table, seen, sorted(pool), _unseen_customers(engine, v)) if table else []
+        shares = drafter_shares(engine, v, own_actions, memory, drafters) if table and drafters is not None else None
+        inferred = _infer_draft(table, seen, sorted(pool), _unseen_customers(engine, v), model=drafters,
+                                shares=shares) if table else []
         if inferred:
             w = np.array([x[0] for x in inferred], dtype=float)
             _, hands_now, packs_now = inferred[int(rng.choice(len(inferred), p=w / w.sum()))]

@@ -406,3 +406,149 @@ def test_waroong_wars_drafting_inference_falls_back_when_the_others_do_not_draft
         own.append(joint["player_0"])
         obs, *_ = env.step(joint)
     assert checked >= 3 and empty >= checked // 2
+
+
+# ---------------------------------------------------------------- a trained drafter model (drafters=)
+
+MEMORY = "checkpoint:checkpoints/waroong_wars/memory"
+
+
+@pytest.fixture(scope="module")
+def memory_drafters():
+    """``waroong_wars/memory``'s env (3 players, own picks shown), the checkpoint as a drafter model
+    (as ``planner?drafters=checkpoint:...`` builds it) and as a player."""
+    from envs.waroong_wars import determinize as D
+    from training.envspec import EnvSpec
+    from training.policies import _drafter_model, make_policy
+
+    spec = EnvSpec.resolve("waroong_wars_v1", {"players": 3, "own_picks": True, "vp_shaping": 0.05})
+    env = spec.make()
+    model = _drafter_model(D.DrafterModel, MEMORY, spec, env.unwrapped)
+    return spec, env, model, (lambda: make_policy(MEMORY, spec))
+
+
+def _play_remembering(env, players: dict, seed: int):
+    """A seeded game, ``player_0`` remembering as the planner does; at each of its Shopping decisions
+    from pick 2 on: (engine copy, its own actions, its memory)."""
+    from envs.waroong_wars.determinize import remember
+
+    obs, _ = env.reset(seed=seed)
+    eng = env.unwrapped.engine
+    own, memory, out = [], [], []
+    while env.agents:
+        item = remember(eng, "player_0")
+        if item is not None:
+            memory.append(item)
+        if eng.phase == "draft" and eng.pick_no >= 2:
+            out.append((eng.clone(), tuple(own), tuple(memory)))
+        joint = {a: players[a].act(obs[a], a, env) for a in env.agents}
+        own.append(joint["player_0"])
+        obs, *_ = env.step(joint)
+    return out
+
+
+def test_waroong_wars_a_trained_drafter_model_finds_the_checkpoints_drafting(memory_drafters):
+    """Against two seats playing the ``memory`` checkpoint, the drafters' rule with that checkpoint as
+    a model (beside the heuristic, by each seat's share from the earlier rounds) has the true hands
+    and packs among its inferred states far more often than the heuristic's rule alone, and places
+    more of the other seats' hand cards."""
+    from envs.waroong_wars import determinize as D
+    from envs.waroong_wars.heuristic import HeuristicPolicy
+
+    spec, env, model, checkpoint = memory_drafters
+    found, placed, checked = {False: 0, True: 0}, {False: 0, True: 0}, 0
+    for seed in (1000, 1001):
+        players = {"player_0": HeuristicPolicy(), "player_1": checkpoint(), "player_2": checkpoint()}
+        for k, (eng, own, memory) in enumerate(_play_remembering(env, players, seed)):
+            view = eng.public_view("player_0")
+            seen = D._seen_this_round(eng, view.pack, own, memory)
+            shares = D.drafter_shares(eng, 0, own, memory, model)
+            for with_model in (False, True):
+                m = model if with_model else None
+                inferred = D._infer_draft(view, seen, *_unseen(eng), model=m, shares=shares if m else None)
+                found[with_model] += any((h, p) == _truth(eng) for _, h, p in inferred)
+                d = D.determinize(eng, "player_0", make_rng(k), own, memory, drafters=m)
+                placed[with_model] += _placed(d, eng, (1, 2))
+            checked += 1
+    assert checked >= 15
+    assert found[True] >= 0.6 * checked and found[True] > 1.5 * found[False], (found, checked)
+    assert placed[True] > 1.05 * placed[False], placed
+
+
+def test_waroong_wars_drafter_shares_tell_a_checkpoint_seat_from_a_heuristic_seat(memory_drafters):
+    """The chance that a seat drafts as the model, from the rounds before: 0.5 (the model's share) in
+    the first round; by the last round higher for the checkpoint's seat than for the heuristic's, and
+    near certain for the checkpoint's."""
+    from envs.waroong_wars import determinize as D
+    from envs.waroong_wars.heuristic import HeuristicPolicy
+
+    spec, env, model, checkpoint = memory_drafters
+    for seed in (2000, 2001):
+        players = {"player_0": HeuristicPolicy(), "player_1": HeuristicPolicy(), "player_2": checkpoint()}
+        states = _play_remembering(env, players, seed)
+        first = [D.drafter_shares(eng, 0, own, memory, model) for eng, own, memory in states if eng.round == 1]
+        assert first and all(s == {1: 0.5, 2: 0.5} for s in first)
+        eng, own, memory = states[-1]
+        assert eng.round >= 3
+        last = D.drafter_shares(eng, 0, own, memory, model)
+        assert last[2] > last[1] and last[2] > 0.9, last
+
+
+def test_waroong_wars_a_drafter_model_reads_no_hidden_information(memory_drafters):
+    """Two states that differ only in what ``player_0`` cannot see give the same determinisations with
+    the drafter model, and the same shares."""
+    from envs.waroong_wars import determinize as D
+    from envs.waroong_wars.heuristic import HeuristicPolicy
+
+    spec, env, model, checkpoint = memory_drafters
+    players = {"player_0": HeuristicPolicy(), "player_1": checkpoint(), "player_2": HeuristicPolicy()}
+    states = _play_remembering(env, players, 3000)
+    for k, (eng, own, memory) in enumerate(states[::3]):
+        other = scramble("waroong_wars_v1", eng, "player_0", seed=50 + k)
+        np.testing.assert_array_equal(observation(env, other, "player_0"), observation(env, eng, "player_0"))
+        assert other.to_dict() != eng.to_dict()
+        assert D.drafter_shares(other, 0, own, memory, model) == D.drafter_shares(eng, 0, own, memory, model)
+        for seed in (0, 1):
+            a = D.determinize(eng, "player_0", make_rng(seed), own, memory, drafters=model).to_dict()
+            b = D.determinize(other, "player_0", make_rng(seed), own, memory, drafters=model).to_dict()
+            assert a == b
+
+
+def test_waroong_wars_a_drafter_models_patched_rows_are_its_observed_rows(memory_drafters):
+    """The model's rows of one seat, hand and pick are patched from one observation (the pack and the
+    customer cards): the same scores as observing each row, and a model checks its share and slices."""
+    from envs.waroong_wars import determinize as D
+
+    spec, env, model, _ = memory_drafters
+    env.reset(seed=4)
+    view = env.unwrapped.engine.public_view("player_0")
+    plain = D.DrafterModel(model.observe, model.logits, model.key)
+    rows = [([1, 0, 2, 0, 1, 0, 0, 1, 0], -1), ([0, 0, 2, 0, 1, 1, 0, 1, 0], 2), ([0, 3, 0, 0, 1, 0, 0, 1, 0], 0),
+            ([0, 3, 0, 0, 1, 0, 0, 1, 0], 4)]
+    hand = [1, 0, 0, 1, 0, 0, 0, 0, 0]
+    patched = D._Drafter(view, model).model_scores(1, hand, 2, rows)
+    observed = D._Drafter(view, plain).model_scores(1, hand, 2, rows)
+    assert patched == observed and len({tuple(r) for r in patched}) == 4
+    for bad in (0.0, 1.0, 1.5):
+        with pytest.raises(ValueError, match="share"):
+            D.DrafterModel(model.observe, model.logits, model.key, share=bad)
+    with pytest.raises(ValueError, match="slices"):
+        D.DrafterModel(model.observe, model.logits, model.key, slices={"pack": slice(0, 9)})
+
+
+def test_waroong_wars_a_seats_kinds_split_by_its_share_until_settled(memory_drafters):
+    """Each other seat is the heuristic or the model (times its Tukang odds), weighted by its share;
+    a share within ``SETTLED`` of 0 or 1 keeps that one drafter alone, at the full odds."""
+    from envs.waroong_wars import determinize as D
+
+    spec, env, model, _ = memory_drafters
+    env.reset(seed=4)
+    view = env.unwrapped.engine.public_view("player_0")
+    cpool = sorted(list(range(14)) * 2)  # unseen customer cards, the Tukangs (kinds 9-13) among them
+    odds = D._tukang_odds(2, cpool, D._heuristic_drafter().tukang_kinds)
+    assert len(odds) > 1
+    dr = D._Drafter(view, model, {1: 0.2, 2: 1.0 - D.SETTLED / 2})
+    assert dr.kinds(1, 2, cpool) == [((0, t), w * 0.8) for t, w in odds] + [((1, t), w * 0.2) for t, w in odds]
+    assert dr.kinds(2, 2, cpool) == [((1, t), w) for t, w in odds]
+    assert D._Drafter(view, model, {1: D.SETTLED / 2}).kinds(1, 2, cpool) == [((0, t), w) for t, w in odds]
+    assert D._Drafter(view).kinds(1, 2, cpool) == [((0, t), w) for t, w in odds]  # no model: the heuristic's rule

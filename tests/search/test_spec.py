@@ -31,11 +31,13 @@ def test_planner_specs_parse_with_their_options():
 
 @pytest.mark.parametrize("spec, names", [
     ("planner?depth=3", ["'depth'", "ms, sims, samples, rollout, others, play, horizon, arms, widen, z, rule, width, value, "
-                         "seed"]),
+                         "drafters, seed"]),
     ("planner?play=greedy", ["play='greedy'", "heuristic, random or checkpoint:DIR"]),
     ("planner?play=checkpoint:", ["play='checkpoint:'"]),
     ("planner?value=critic", ["value='critic'", "checkpoint:DIR"]),
     ("planner?value=checkpoint:", ["value='checkpoint:'", "checkpoint:DIR"]),
+    ("planner?drafters=heuristic", ["drafters='heuristic'", "checkpoint:DIR", "Waroong Wars"]),
+    ("planner?drafters=checkpoint:", ["drafters='checkpoint:'", "checkpoint:DIR"]),
     ("planner?z=-1", ["z='-1'", "[0, 10]"]),
     ("planner?z=lots", ["z='lots'", "[0, 10]"]),
     ("planner?widen=best", ["widen='best'", "random", "prior"]),
@@ -67,7 +69,8 @@ def test_a_bad_planner_spec_names_the_problem_and_what_is_allowed(spec, names):
 def test_every_documented_option_is_accepted():
     values = {"ms": "20", "sims": "4", "samples": "2", "rollout": "heuristic", "others": "random", "play": "random",
               "horizon": "5",
-              "arms": "all", "widen": "prior", "z": "1", "rule": "t", "width": "3", "value": "checkpoint:x", "seed": "1"}
+              "arms": "all", "widen": "prior", "z": "1", "rule": "t", "width": "3", "value": "checkpoint:x",
+              "drafters": "checkpoint:x", "seed": "1"}
     assert set(values) == set(PLANNER_OPTIONS)
     for k, v in values.items():
         assert k in parse_spec(f"planner?{k}={v}").options
@@ -101,6 +104,24 @@ def test_others_gives_the_other_seats_their_own_rollout_policy():
     assert pl.rollout.others.make().recall == "world"  # the game's simulation form of the heuristic
     assert pl.root.others is None  # at the table the rollout policy plays the deciding seat only
     assert make_policy("planner?sims=4", spec).planner.rollout.others is None  # default: one policy for all
+
+
+def test_drafters_model_waroong_wars_other_drafters_by_a_checkpoint_and_no_other_game():
+    """``drafters=checkpoint:DIR``: the determinisations weigh that checkpoint's drafting beside the
+    heuristic's (Waroong Wars); a game without a draft refuses it, naming the game it is for."""
+    from envs.waroong_wars.determinize import DrafterModel, determinize
+
+    ckpt = ROOT / "checkpoints" / "waroong_wars" / "memory"
+    from training.checkpoints import read_metadata, trained_env_spec
+
+    spec = trained_env_spec(read_metadata(ckpt))
+    pl = make_policy(f"planner?sims=4&drafters=checkpoint:{ckpt}", spec).planner
+    assert pl.determinize.func is determinize
+    model = pl.determinize.keywords["drafters"]
+    assert isinstance(model, DrafterModel) and model.share == 0.5 and model.key == f"checkpoint:{ckpt}"
+    assert make_policy("planner?sims=4", spec).planner.determinize is determinize  # default: the heuristic's rule
+    with pytest.raises(ConfigError, match="frying_master_v1 does not have; it is for waroong_wars"):
+        make_policy(f"planner?sims=4&drafters=checkpoint:{ckpt}", EnvSpec.resolve("frying_master_v1"))
 
 
 def test_play_sets_the_move_at_the_table_apart_from_the_simulations_policy():
