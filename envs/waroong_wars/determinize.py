@@ -45,6 +45,14 @@ many for a decision's budget, so paths through them are sampled by the rule with
 weights, from a generator seeded by what the seat saw. None consistent (the others draft
 otherwise): the seen packs are placed as above.
 
+**A trained drafter beside the heuristic** (:class:`DrafterModel`; the planner's
+``drafters=checkpoint:DIR``). With a model, each other seat drafts either as the heuristic or as
+the model all round: one more hidden kind per seat beside its Tukang, kept where its picks fit, at
+odds that :func:`drafter_shares` reads from this game's earlier rounds (each remembered whole,
+inferred with even odds; a seat is the same player all game). The model's pick is read from this
+seat's own public view with the other seat's place, pick, pack and picks put in, its customer cards
+taken as the Tukang in question and its score as its public score: nothing of the true hidden state.
+
 The pools enter only as sorted multisets, so where the true cards lie (which opponent holds
 which card, the deck order) cannot influence the result. Simplification: the deal forgets the
 cards given to or taken from a known opponent by Mbok Bakul or a theft, and before pick ``n - 1``
@@ -283,6 +291,13 @@ def _heuristic_drafter():
     return HeuristicPolicy(recall="world")
 
 
+#: a trained drafter model's default share: the chance, before any round of the game is seen, that a seat
+#: drafts as the model rather than as the heuristic. Low, so that a table of heuristic drafters costs
+#: their inference little (their hand cards placed: 74.3% against 75.2% without a model, 72.9% at an even
+#: share), while a seat that drafts as the model is recognised after a round (docs/search.md)
+DRAFTER_PRIOR = 0.1
+
+
 class DrafterModel:
     """A trained policy as a drafter, for the drafters' rule (the planner's ``drafters=checkpoint:DIR``).
 
@@ -291,12 +306,12 @@ class DrafterModel:
     round (what an ``own_picks`` observation adds); ``logits(X, seat)``: the policy's scores of every
     action for the rows of ``X``, observations of seat ``seat``; ``key`` names the policy (inferences
     are kept per model); ``share``: the prior chance that another seat drafts as this policy rather
-    than as the heuristic; ``slices``: where the observation holds the viewer's ``pack`` and
+    than as the heuristic (:data:`DRAFTER_PRIOR`); ``slices``: where the observation holds the viewer's ``pack`` and
     ``customers`` (:attr:`envs.waroong_wars.encoding.WaroongEncoding.layout`), so that the rows of one
     seat, hand and pick that differ only there are patched from one observation (``None``: each row
     observed). Its pick from a pack is the pack's first card type with the highest score."""
 
-    def __init__(self, observe, logits, key: str, share: float = 0.5, slices: dict | None = None):
+    def __init__(self, observe, logits, key: str, share: float = DRAFTER_PRIOR, slices: dict | None = None):
         if not 0.0 < share < 1.0:
             raise ValueError(f"share must lie strictly between 0 and 1 (the prior chance of this model against "
                              f"the heuristic), got {share!r}")

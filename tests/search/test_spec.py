@@ -109,7 +109,7 @@ def test_others_gives_the_other_seats_their_own_rollout_policy():
 def test_drafters_model_waroong_wars_other_drafters_by_a_checkpoint_and_no_other_game():
     """``drafters=checkpoint:DIR``: the determinisations weigh that checkpoint's drafting beside the
     heuristic's (Waroong Wars); a game without a draft refuses it, naming the game it is for."""
-    from envs.waroong_wars.determinize import DrafterModel, determinize
+    from envs.waroong_wars.determinize import DRAFTER_PRIOR, DrafterModel, determinize
 
     ckpt = ROOT / "checkpoints" / "waroong_wars" / "memory"
     from training.checkpoints import read_metadata, trained_env_spec
@@ -118,7 +118,7 @@ def test_drafters_model_waroong_wars_other_drafters_by_a_checkpoint_and_no_other
     pl = make_policy(f"planner?sims=4&drafters=checkpoint:{ckpt}", spec).planner
     assert pl.determinize.func is determinize
     model = pl.determinize.keywords["drafters"]
-    assert isinstance(model, DrafterModel) and model.share == 0.5 and model.key == f"checkpoint:{ckpt}"
+    assert isinstance(model, DrafterModel) and model.share == DRAFTER_PRIOR and model.key == f"checkpoint:{ckpt}"
     assert make_policy("planner?sims=4", spec).planner.determinize is determinize  # default: the heuristic's rule
     with pytest.raises(ConfigError, match="frying_master_v1 does not have; it is for waroong_wars"):
         make_policy(f"planner?sims=4&drafters=checkpoint:{ckpt}", EnvSpec.resolve("frying_master_v1"))
