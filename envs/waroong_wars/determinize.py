@@ -307,7 +307,7 @@ class DrafterModel:
     action for the rows of ``X``, observations of seat ``seat``; ``key`` names the policy (inferences
     are kept per model); ``share``: the prior chance that another seat drafts as this policy rather
     than as the heuristic (:data:`DRAFTER_PRIOR`); ``slices``: where the observation holds the viewer's ``pack`` and
-    ``customers`` (:attr:`envs.waroong_wars.encoding.WaroongEncoding.layout`), so that the rows of one
+    ``customers`` (:attr:`envs.waroong_wars.encoding.WaroongEncoder.layout`), so that the rows of one
     seat, hand and pick that differ only there are patched from one observation (``None``: each row
     observed). Its pick from a pack is the pack's first card type with the highest score."""
 
