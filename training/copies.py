@@ -206,9 +206,7 @@ class CopyGroup:
     def _encode_rows(self, rows: np.ndarray, seats: np.ndarray) -> np.ndarray:
         """The policy vectors of seats ``seats`` of batch rows ``rows``, encoded at once
         (the same float32 operations as :meth:`SeatEncoder.encode`, row by row)."""
-        enc = self.encoder
-        x = (self._obs[rows, seats] - enc.offset) * enc.scale
-        return np.concatenate([x, enc._eye[seats]], axis=1).astype(np.float32, copy=False)
+        return self.encoder.encode_rows(self._obs[rows, seats], seats)
 
     def _slot_masks(self) -> np.ndarray:
         rows, seats = self._slot_index()

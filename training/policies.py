@@ -62,7 +62,8 @@ BASELINES = ("random", "heuristic", "noop")
 SPEC_HELP = ("random | heuristic[?style=NAME|recall=world] | noop | checkpoint:DIR[?deterministic=false][&strict=true] "
              "(DIR = checkpoints/<game>/<name>) | text:MODULE:CALLABLE[?retries=N] | "
              "planner[?ms=100|sims=N][&samples=16][&rollout=heuristic|random|checkpoint:DIR][&others=POLICY][&play=POLICY]"
-             "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&rule=z|t][&width=K][&value=checkpoint:DIR][&seed=N]")
+             "[&horizon=0|N|score|round][&arms=game|all][&widen=random|prior][&z=1.5][&rule=z|t][&width=K][&value=checkpoint:DIR]"
+             "[&drafters=checkpoint:DIR][&seed=N]")
 #: the planner spec's options (docs/search.md)
 PLANNER_OPTIONS = ("ms", "sims", "samples", "rollout", "others", "play", "horizon", "arms", "widen", "z", "rule", "width", "value", "drafters", "seed")
 
@@ -306,16 +307,14 @@ def _drafter_model(model_cls, kind: str, env_spec: EnvSpec, raw: Any):
     its logits for the observations that ``raw``'s encoding makes of public views (with the seat's
     picks where the env's observation shows them), rows of one seat in one batch."""
     actor = load_checkpoint_policy(parse_spec(kind), env_spec)
-    encoding, enc = raw.encoder, actor.encoder
+    encoding = raw.encoder
     own = bool(getattr(encoding, "own_picks", False))
 
     def observe(view, picks):
         return encoding.encode_view(view, tuple(picks) if own else None)
 
     def logits(x, seat):
-        rows = (np.asarray(x, dtype=np.float32) - enc.offset) * enc.scale  # SeatEncoder.encode, row by row
-        rows = np.concatenate([rows, np.repeat(enc._eye[seat][None], len(rows), axis=0)], axis=1)
-        return actor.actor.logits(rows.astype(np.float32, copy=False))
+        return actor.actor.logits(actor.encoder.encode_rows(x, seat))
 
     slices = encoding.layout.slices
     return model_cls(observe, logits, key=kind, slices={"pack": slices["pack"], "customers": slices["customers"]})

@@ -419,3 +419,22 @@ def test_bridge_trajectories_are_those_recorded_before_the_throughput_work(game)
     # and the same over two processes (the worker's answers through the shared block and, for the
     # games that ended, its infos through the pipe)
     assert _bridge_trajectory_digest(game, 2) == BRIDGE_DIGESTS[game]
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_seat_encoder_rows_at_once_are_each_rows_encoding(env_id):
+    """``SeatEncoder.encode_rows`` (the bridge's gathered slots, the drafter model's batches) is
+    ``encode`` of each row, bit for bit, for per-row seats and for one seat for every row."""
+    from training.obs import SeatEncoder
+
+    env = envs.get_env_module(env_id).parallel_env()
+    enc = SeatEncoder.for_env(env)
+    obs, _ = env.reset(seed=3)
+    rng = np.random.default_rng(0)
+    rows = np.stack([obs[a]["observation"] for a in env.agents] * 3)
+    rows = rows + rng.integers(0, 3, rows.shape).astype(np.float32)  # other values in range or not
+    seats = rng.integers(0, len(env.agents), len(rows))
+    np.testing.assert_array_equal(enc.encode_rows(rows, seats), np.stack([enc.encode(r, s) for r, s in zip(rows, seats)]))
+    one = enc.encode_rows(rows, 1)
+    assert one.dtype == np.float32
+    np.testing.assert_array_equal(one, np.stack([enc.encode(r, 1) for r in rows]))
