@@ -466,7 +466,7 @@ def _tukang_odds(count: int, cpool: list[int], tukang_kinds: list[int]) -> list[
 
 def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | None = None,
                  model: DrafterModel | None = None, shares: dict[int, float] | None = None,
-                 with_posterior: bool = False):
+                 with_posterior: bool = False, with_tukangs: bool = False):
     """From pick ``n - 1`` of a round on (and in its Cooking phase), with every other seat's
     starting pack seen once: the round's Shopping that the other seats' heuristic drafting and what
     this seat saw allow. The pack this seat saw at pick ``j`` started ``j`` seats to its right and
@@ -490,7 +490,12 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
     as the model, all round (one more hidden kind beside its Tukang), at the odds ``shares`` gives for
     it (default: the model's share); ``with_posterior`` returns ``(states, posterior)``, the posterior
     per other seat the chance, over the kept states, that it drafted as the model (empty without a
-    model or without a kept state)."""
+    model or without a kept state).
+
+    ``with_tukangs`` adds, after the states (and the posterior), one entry per state: for each other
+    seat, ``((tukang, odds), ...)``, the Tukangs (a category, or -1 for none) under which its picks in
+    that state follow the rule, with their odds normalised to 1 (:func:`determinize` deals its customer
+    cards to match one of them)."""
     k = len(seen) - 1
     v, n, n_types = view.viewer, view.n, len(seen[0][0])
     if paths is None:
@@ -502,7 +507,7 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
         key += (model.key, model.share, tuple(sorted((shares or {}).items())))
     hit = _inferences.get(key)
     if hit is not None:
-        return hit if with_posterior else hit[0]
+        return _inferred(hit, with_posterior, with_tukangs)
     drafter = _Drafter(view, model, shares)
     # the unseen cards in enumeration order: (j, i) is the card the seat v - j + i took at pick i
     # from the pack that started at seat v - j (seen at pick j)
@@ -510,6 +515,7 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
     others = [s for s in range(n) if s != v]
     out: list = []
     as_model: list = []  # per kept state: each other seat's share of weight on the model's kind
+    tukangs: list = []  # per kept state: each other seat's Tukangs still possible, with their odds
 
     def split(s, hand, pack, i, options):
         """``options`` (a seat's kinds still possible, with their odds: which drafter, which Tukang)
@@ -573,6 +579,7 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
                     shares_here[s] = sum(w for (m, _), w in tuks[s] if m == 1) / total
                 out.append((weight, new_hands, {s: after[s] for s in others}))
                 as_model.append(shares_here)
+                tukangs.append({s: _tukang_shares(tuks[s]) for s in others})
             else:
                 replay_from(i + 1, after, new_hands, weight, tuks, 0, {})
             return
@@ -625,16 +632,41 @@ def _infer_draft(view, seen, pool: list[int], cpool: list[int], paths: int | Non
     total = sum(w for w, _, _ in out)
     if model is not None and total > 0:
         posterior = {s: sum(w * a[s] for (w, _, _), a in zip(out, as_model)) / total for s in others}
-    if paths > 0:
+    if paths > 0:  # paths that drew the same state are one state, their Tukangs' odds weighed by path
         merged: dict = {}
-        for w, hands_now, packs_now in out:
+        for (w, hands_now, packs_now), tk in zip(out, tukangs):
             hk = (tuple(map(tuple, hands_now.values())), tuple(map(tuple, packs_now.values())))
-            merged[hk] = (merged[hk][0] + w, hands_now, packs_now) if hk in merged else (w, hands_now, packs_now)
-        out[:] = merged.values()
+            w0, odds = merged[hk][0] if hk in merged else (0.0, {})
+            for s, pairs in tk.items():
+                seat = odds.setdefault(s, {})
+                for t, q in pairs:
+                    seat[t] = seat.get(t, 0.0) + w * q
+            merged[hk] = ((w0 + w, odds), hands_now, packs_now)
+        out[:] = [(w, h, p) for (w, _), h, p in merged.values()]
+        tukangs[:] = [{s: tuple((t, q / w) for t, q in sorted(seat.items())) for s, seat in odds.items()}
+                      for (w, odds), _, _ in merged.values()]
     if len(_inferences) >= _INFERENCES_KEPT:
         _inferences.clear()
-    _inferences[key] = (out, posterior)
-    return (out, posterior) if with_posterior else out
+    _inferences[key] = hit = (out, posterior, tukangs)
+    return _inferred(hit, with_posterior, with_tukangs)
+
+
+def _inferred(hit: tuple, with_posterior: bool, with_tukangs: bool):
+    """:func:`_infer_draft`'s answer from its kept ``(states, posterior, tukangs)``."""
+    out, posterior, tukangs = hit
+    if with_posterior:
+        return (out, posterior, tukangs) if with_tukangs else (out, posterior)
+    return (out, tukangs) if with_tukangs else out
+
+
+def _tukang_shares(options) -> tuple[tuple[int, float], ...]:
+    """A seat's kinds still possible (``[((model, tukang), odds)]``) as ``((tukang, odds), ...)``, the
+    odds of each Tukang summed over the drafters and normalised to 1, by Tukang."""
+    by: dict[int, float] = {}
+    for (_, t), w in options:
+        by[t] = by.get(t, 0.0) + w
+    total = sum(by.values())
+    return tuple((t, w / total) for t, w in sorted(by.items()))
 
 
 def _place_seen(engine: "WaroongEngine", v: int, seen, rng: np.random.Generator):
@@ -693,15 +725,21 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
     else:
         seen = _seen_last_draft(engine, own_actions, memory) if own_hand is not None else None
     placed = None
+    tukang_odds: dict = {}  # the inferred state's Tukangs, per seat whose customer cards are dealt to match
     if seen and len(seen) >= n:
         table = view if drafting else shopping_view(memory, engine.round, v)
         shares = drafter_shares(engine, v, own_actions, memory, drafters) if table and drafters is not None else None
-        inferred = _infer_draft(table, seen, sorted(pool), _unseen_customers(engine, v), model=drafters,
-                                shares=shares) if table else []
+        inferred, tukangs = _infer_draft(table, seen, sorted(pool), _unseen_customers(engine, v), model=drafters,
+                                         shares=shares, with_tukangs=True) if table else ([], [])
         if inferred:
             w = np.array([x[0] for x in inferred], dtype=float)
-            _, hands_now, packs_now = inferred[int(rng.choice(len(inferred), p=w / w.sum()))]
+            i = int(rng.choice(len(inferred), p=w / w.sum()))
+            _, hands_now, packs_now = inferred[i]
             placed = ([hands_now.get(s, [0] * n_types) for s in range(n)], dict(packs_now))
+            # the customer cards the rule read: unchanged since (Shopping), or held since the seat's last
+            # pick by a seat yet to cook with as many customer cards as then (the Cooking phase)
+            tukang_odds = {s: odds for s, odds in tukangs[i].items()
+                           if drafting or view.customer_counts[s] == table.customer_counts[s]}
     if placed is None and seen:
         placed = _place_seen(engine, v, seen, rng)
     if placed is not None and not drafting:
@@ -709,6 +747,7 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
         # have used or may have used them: dealt as before)
         later = _yet_to_cook(engine, view, v)
         placed = ([f if s in later else [0] * n_types for s, f in enumerate(placed[0])], {})
+        tukang_odds = {s: odds for s, odds in tukang_odds.items() if s in later}
     forced = [[0] * n_types for _ in range(n)]
     known_packs: dict[int, list[int]] = {}
     if placed is not None:
@@ -719,7 +758,9 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
                 left[c] -= f[s][c] + (kp[s][c] if s in kp else 0)
         fits = min(left) >= 0 and all(sum(f[s]) <= sizes[("hand", s)] for s in range(n) if s != v) \
             and all(sum(kp[s]) == sizes[("pack", s)] for s in kp)
-        if fits:
+        if not fits:
+            tukang_odds = {}
+        else:
             forced, known_packs = f, kp
             pool = [c for c in range(n_types) for _ in range(left[c])]
             for s in range(n):
@@ -748,7 +789,7 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
     n_kinds = len(engine.cat.customers)
     csizes = {("hand", s): view.customer_counts[s] for s in range(n) if s != v}
     csizes[("deck", 0)] = view.customer_deck_size
-    cdealt = _deal(_unseen_customers(engine, v), csizes, rng)
+    cdealt = _deal_customers(_unseen_customers(engine, v), csizes, tukang_odds, engine.tukang_kinds, rng)
     customers = [list(c) for c in engine.customers]
     for (kind, s), cards in cdealt.items():
         if kind == "deck":
@@ -773,6 +814,42 @@ def _unseen_customers(engine: "WaroongEngine", v: int) -> list[int]:
     return sorted(list(engine.customer_deck) + [t for s in range(engine.n) if s != v
                                                 for t in range(len(engine.customers[s]))
                                                 for _ in range(engine.customers[s][t])])
+
+
+def _deal_customers(pool: list[int], sizes: dict, tukang_odds: dict, tukang_kinds: Sequence[int],
+                    rng: np.random.Generator) -> dict:
+    """:func:`_deal` of the unseen customer cards, where each seat ``s`` of ``tukang_odds`` (``{s:
+    ((tukang, odds), ...)}``, from the drafters' rule) first draws one of those Tukangs and is dealt to
+    match: that Tukang (none for -1) and, for the rest of its customer cards, cards that are no Tukang,
+    as the rule counted it (:func:`_tukang_odds`). Where the unseen cards cannot match every such seat,
+    the deal ignores the Tukangs."""
+    if not tukang_odds:
+        return _deal(pool, sizes, rng)
+    wanted = {}
+    for s in sorted(tukang_odds):
+        odds = tukang_odds[s]
+        q = np.array([w for _, w in odds], dtype=float)
+        wanted[s] = odds[int(rng.choice(len(odds), p=q / q.sum()))][0]
+    kinds = set(tukang_kinds)
+    left = list(pool)
+    fixed: dict = {}
+    for s, t in wanted.items():
+        k = sizes[("hand", s)]
+        hand = []
+        if t >= 0 and k:
+            if tukang_kinds[t] not in left:
+                return _deal(pool, sizes, rng)
+            left.remove(tukang_kinds[t])
+            hand.append(tukang_kinds[t])
+        plain = [c for c in left if c not in kinds]
+        if len(plain) < k - len(hand):
+            return _deal(pool, sizes, rng)
+        for c in [plain[i] for i in rng.permutation(len(plain))[:k - len(hand)]]:
+            left.remove(c)
+            hand.append(c)
+        fixed[("hand", s)] = sorted(hand)
+    rest = _deal(sorted(left), {key: k for key, k in sizes.items() if key not in fixed}, rng)
+    return {key: fixed[key] if key in fixed else rest[key] for key in sizes}
 
 
 def _deal(pool: list[int], sizes: dict, rng: np.random.Generator) -> dict:

@@ -4,7 +4,10 @@ information give the same determinisations for a seed)."""
 
 from __future__ import annotations
 
+import itertools
+
 import numpy as np
+
 import pytest
 
 import envs
@@ -124,7 +127,7 @@ def _without_inference(det, eng, own, memory, rng):
     """The determinisation with the drafters' inference switched off (the seen packs placed alone)."""
     from envs.waroong_wars import determinize as D
 
-    saved, D._infer_draft = D._infer_draft, (lambda *a, **kw: [])
+    saved, D._infer_draft = D._infer_draft, (lambda *a, **kw: ([], []) if kw.get("with_tukangs") else [])
     try:
         return det(eng, "player_0", rng, own, memory)
     finally:
@@ -316,6 +319,109 @@ def test_waroong_wars_drafting_is_inferred_from_the_heuristic_rule(players, vari
     assert states_checked >= 6 and found == states_checked, (found, states_checked)
     assert variant or with_tukang > 0
     assert players != 3 or placed[True] > 1.2 * placed[False], placed
+
+
+def _tukang_of(eng, s) -> int | None:
+    """The Tukang seat ``s`` holds as the drafters' rule counts it: its category, -1 for none, None
+    for two or more (which the rule leaves out)."""
+    held = [eng.customers[s][k] for k in eng.tukang_kinds]
+    if sum(held) > 1:
+        return None
+    return held.index(1) if sum(held) else -1
+
+
+@pytest.mark.parametrize("players,paths", [(3, None), (4, None)], ids=["3p", "4p-sampled"])
+def test_waroong_wars_inferred_states_carry_the_tukangs_their_picks_allow(players, paths):
+    """Every inferred state says, per other seat, under which Tukangs its picks follow the rule, with
+    odds that sum to 1 (at 4 players over the paths merged into one state); where the true state is
+    among them, the seat's true Tukang is among its Tukangs there."""
+    from envs.waroong_wars import determinize as D
+
+    checked = 0
+    for seed in range(2):
+        _, states = _draft_with_memory(players, seed=60 + seed)
+        for eng, own, memory in states:
+            if eng.pick_no < players - 1:
+                continue
+            view = eng.public_view("player_0")
+            seen = D._seen_this_round(eng, view.pack, own, memory)
+            inferred, tukangs = D._infer_draft(view, seen, *_unseen(eng), paths=paths, with_tukangs=True)
+            assert len(tukangs) == len(inferred)
+            assert D._infer_draft(view, seen, *_unseen(eng), paths=paths) == inferred  # the same states
+            allowed: dict[int, set] = {}  # per seat, its Tukangs in the states that are the truth
+            for (_, h, p), tk in zip(inferred, tukangs):
+                assert sorted(tk) == list(range(1, players))
+                for odds in tk.values():
+                    assert abs(sum(q for _, q in odds) - 1.0) < 1e-9 and all(q > 0 for _, q in odds)
+                if (h, p) == _truth(eng):
+                    for s in range(1, players):
+                        allowed.setdefault(s, set()).update(t for t, _ in tk[s])
+            for s, tuks in allowed.items():
+                if _tukang_of(eng, s) is not None:
+                    assert _tukang_of(eng, s) in tuks
+                    checked += 1
+    assert checked >= 10, checked
+
+
+def test_waroong_wars_customer_deal_matches_the_tukang_drawn():
+    """``_deal_customers``: a seat given Tukangs by the rule is dealt one of them (exactly one Tukang
+    card of that category, or none) and no other Tukang; every unseen card is dealt once; where the
+    unseen cards cannot match, the plain deal."""
+    from envs.waroong_wars import determinize as D
+
+    kinds = [5, 6, 7, 8, 9]  # the Tukang customer kinds, category by category
+    pool = sorted([0, 0, 1, 2, 3, 4, 5, 6, 6, 7, 9, 9])
+    sizes = {("hand", 1): 3, ("hand", 2): 2, ("deck", 0): 7}
+    for seed in range(40):
+        out = D._deal_customers(pool, sizes, {1: ((1, 1.0),), 2: ((-1, 0.5), (4, 0.5))}, kinds, make_rng(seed))
+        assert list(out) == list(sizes) and sorted(c for cards in out.values() for c in cards) == pool
+        assert {k: len(c) for k, c in out.items()} == sizes
+        assert sorted(c for c in out[("hand", 1)] if c in kinds) == [6]
+        assert sorted(c for c in out[("hand", 2)] if c in kinds) in ([], [9])
+    got = {tuple(sorted(c for c in D._deal_customers(pool, sizes, {2: ((-1, 0.5), (4, 0.5))}, kinds,
+                                                    make_rng(seed))[("hand", 2)] if c in kinds)) for seed in range(40)}
+    assert got == {(), (9,)}  # both of the seat's Tukangs are drawn
+    # category 3's Tukang (kind 8) is not among the unseen cards: a plain deal of every card
+    out = D._deal_customers(pool, sizes, {1: ((3, 1.0),)}, kinds, make_rng(3))
+    assert sorted(c for cards in out.values() for c in cards) == pool and {k: len(c) for k, c in out.items()} == sizes
+    assert D._deal_customers(pool, sizes, {}, kinds, make_rng(3)) == D._deal(pool, sizes, make_rng(3))
+
+
+@pytest.mark.parametrize("phase,seeds", [("draft", range(100, 112)), ("cook", range(700, 708))])
+def test_waroong_wars_determinisations_deal_the_inferred_tukangs(phase, seeds):
+    """The other seats' customer cards follow the drafters' rule's Tukangs: in seeded heuristic games
+    (3 players; Shopping from the third pick on, or the Cooking phase's seats yet to cook), the
+    determinisations give a seat that holds one Tukang that Tukang far more often than a deal that
+    ignores what its picks said."""
+    from envs.waroong_wars import determinize as D
+
+    det = determinizer("waroong_wars_v1")
+    hits = {True: 0, False: 0}
+    total = 0
+    plain = D._deal_customers
+    for seed in seeds:
+        _, states = _draft_with_memory(3, seed=seed, phase=phase)
+        for k, (eng, own, memory) in enumerate(states):
+            if phase == "draft" and eng.pick_no < 2:
+                continue
+            seats = (1, 2) if phase == "draft" else D._yet_to_cook(eng, eng.public_view("player_0"), 0)
+            for matched, r in itertools.product((True, False), range(2)):
+                if not matched:
+                    D._deal_customers = lambda pool, sizes, odds, kinds, rng: D._deal(pool, sizes, rng)
+                else:  # only the seats whose customer cards are those the rule read: yet to cook, in Cooking
+                    def spy(pool, sizes, odds, kinds, rng):
+                        assert set(odds) <= set(seats), (odds, seats)
+                        return plain(pool, sizes, odds, kinds, rng)
+                    D._deal_customers = spy
+                try:
+                    d = det(eng, "player_0", make_rng(2 * k + r), own, memory)
+                finally:
+                    D._deal_customers = plain
+                for s in seats:
+                    if _tukang_of(eng, s) not in (None, -1):
+                        hits[matched] += _tukang_of(d, s) == _tukang_of(eng, s)
+                        total += matched
+    assert total >= 80 and hits[True] >= 10 and hits[True] > 2 * hits[False], (hits, total)
 
 
 @pytest.mark.parametrize("players", [4, 5])
