@@ -9,7 +9,10 @@ from the cards out of the viewer's sight, every public count kept:
   remember them (``own_actions`` holds the picks this seat made this round: a player remembers
   what they took). The pool is every ingredient card not in the viewer's own hand or pack and
   not used this round (used cards were cooked face up).
-* **Customer cards**: the other players' (their counts are public) and the customer deck.
+* **Customer cards**: the other players' (their counts are public) and the customer deck. Where
+  the drafters' rule (below) placed a seat's picks, that seat is dealt one of the Tukangs under
+  which the rule explained them (none, or one of a category, at the odds the rule kept) and no
+  other Tukang, so that it drafts and cooks in the simulations as its picks said.
 * **Menu cards**: the menu deck's order, and which of the menus not on the table (not in the
   display, not in a scoring pile) are in the deck rather than back in the box.
 * **The generator**: a fresh one.
@@ -40,7 +43,9 @@ category, at the odds of its public customer count), the inference keeps the cho
 cards (drawn from the unseen pool: the pool less the cards this seat saw) and Tukangs whose replay
 of the round gives every pack this seat saw, weighted by those odds and by how many ways the
 unseen pool deals the cards, and a determinisation draws one: every other seat's hand and the
-pack in front of it then follow. At 3 players every choice is enumerated; at 4-5 there are too
+pack in front of it then follow, and its customer cards hold a Tukang that explains its picks
+(:func:`_deal_customers`; in the Cooking phase for the seats yet to cook that hold as many
+customer cards as at the last pick). At 3 players every choice is enumerated; at 4-5 there are too
 many for a decision's budget, so paths through them are sampled by the rule with importance
 weights, from a generator seeded by what the seat saw. None consistent (the others draft
 otherwise): the seen packs are placed as above.
