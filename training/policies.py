@@ -186,15 +186,20 @@ def _parse_planner_spec(text: str, s: str) -> PolicySpec:
         options[k] = _planner_option(text, k, v)
     if "ms" in options and "sims" in options:
         raise ConfigError(f"policy spec {text!r}: give ms (a time budget) or sims (a simulation budget), not both")
+    if options.get("others") == "drafters" and "drafters" not in options:
+        raise ConfigError(f"policy spec {text!r}: others=drafters plays each other seat as the drafter the drafters' "
+                          f"rule reads it to be, so it needs drafters=checkpoint:DIR (the trained drafter beside the "
+                          f"heuristic)")
     return PolicySpec("planner", None, options, text=s)
 
 
 def _planner_option(text: str, k: str, v: str):
     names_checkpoint = v.startswith("checkpoint:") and len(v) > len("checkpoint:")
     if k in ("rollout", "others", "play"):
-        if v in ("heuristic", "random") or names_checkpoint:
+        if v in ("heuristic", "random") or names_checkpoint or (k == "others" and v == "drafters"):
             return v
-        raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: heuristic, random or checkpoint:DIR")
+        also = " or drafters (each other seat as the drafter the drafters' rule reads it to be)" if k == "others" else ""
+        raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: heuristic, random or checkpoint:DIR{also}")
     if k == "drafters":
         if names_checkpoint:
             return v
@@ -252,7 +257,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     its rollouts by the heuristic, random legal play or a checkpoint."""
     import importlib
 
-    from envs.core.search import CONFIDENCE_Z, Planner, PlannerPolicy, Rollout, SearchBudget
+    from envs.core.search import CONFIDENCE_Z, Planner, PlannerPolicy, Rollout, SearchBudget, SeatModels
 
     o = ps.options
     env = env_spec.make()
@@ -276,7 +281,11 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     roll = rollout_of(o.get("rollout", "heuristic"))
     if "others" in o:  # the other seats' model in the simulations (default: the rollout policy)
         mine = roll
-        roll = Rollout(mine.make, mine.observe, mine.at_table, others=rollout_of(o["others"]))
+        if o["others"] == "drafters":  # each seat the kind of drafter a determinisation draws for it
+            others = SeatModels([rollout_of("heuristic"), rollout_of(o["drafters"])])
+        else:
+            others = rollout_of(o["others"])
+        roll = Rollout(mine.make, mine.observe, mine.at_table, others=others)
     budget = SearchBudget(ms=None if "sims" in o else o.get("ms", 100.0), sims=o.get("sims"),
                           samples=o.get("samples", 16), horizon=o.get("horizon", search_support.HORIZON))
     spec_seed = o.get("seed")
@@ -287,7 +296,8 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
         if model_cls is None:
             raise ConfigError(f"policy spec {ps.text!r}: drafters= models the other seats' drafting, which "
                               f"{env_spec.env_id} does not have; it is for waroong_wars")
-        determinize = partial(determinize, drafters=_drafter_model(model_cls, o["drafters"], env_spec, raw))
+        determinize = partial(determinize, drafters=_drafter_model(model_cls, o["drafters"], env_spec, raw),
+                              **({"kinds": True} if o.get("others") == "drafters" else {}))
     planner = Planner(determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
                       seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms,
                       remember=getattr(search_support, "remember", None), round_of=search_support.round_of,

@@ -181,7 +181,7 @@ class Rollout:
     ``observe`` is given (a trained policy), its observation vector."""
 
     def __init__(self, make: Callable[[], Policy], observe: Callable[[GameEngine, str], np.ndarray] | None = None,
-                 at_table: Callable[[], Policy] | None = None, others: "Rollout | None" = None):
+                 at_table: Callable[[], Policy] | None = None, others: "Rollout | SeatModels | None" = None):
         if others is not None and others.others is not None:
             raise ValueError("the others' rollout policy cannot have others of its own")
         self.make = make
@@ -246,6 +246,31 @@ class Rollout:
             return None
         prefs = p.preferences(obs, agent, _Table(engine))
         return None if prefs is None else np.asarray(prefs, dtype=np.float64)
+
+
+class SeatModels:
+    """The other seats' models in the simulations by kind (an ``others`` of :class:`Rollout`): a
+    determinisation may name each other seat's kind in its ``sim_models`` (``{agent: index into
+    rollouts}``, drawn with the world from what the deciding seat has seen, as Waroong Wars' drafters'
+    rule reads each seat's drafting); a seat it does not name plays ``rollouts[0]``."""
+
+    others = None
+
+    def __init__(self, rollouts: Sequence[Rollout]):
+        self.rollouts = tuple(rollouts)
+        if not self.rollouts or any(r.others is not None for r in self.rollouts):
+            raise ValueError("SeatModels needs at least one rollout, none with others of its own")
+
+    def reset(self, seed: int | None) -> None:
+        for i, r in enumerate(self.rollouts):
+            r.reset(None if seed is None else seed + 1000 * i)
+
+    def fresh(self) -> "SeatModels":
+        return SeatModels([r.fresh() for r in self.rollouts])
+
+    def act(self, engine: GameEngine, agent: str) -> int:
+        kinds = getattr(engine, "sim_models", None)
+        return self.rollouts[kinds.get(agent, 0) if kinds else 0].act(engine, agent)
 
 
 class Planner:
@@ -423,6 +448,9 @@ class Planner:
 
     def _simulate(self, sample: GameEngine, seed: int, agent: str, action: int) -> float:
         sim = sample.clone()
+        models = getattr(sample, "sim_models", None)
+        if models is not None:  # the determinisation's kind of each other seat (SeatModels): kept with the world
+            sim.sim_models = models
         sim.rng = make_rng(seed)  # the future chance events of this world
         self.rollout.reset(None)  # a simulation is an episode of its own: nothing remembered from the last
         act = partial(self.rollout.act, me=agent)  # with an ``others`` model, it plays ``agent`` only

@@ -703,10 +703,16 @@ def _place_seen(engine: "WaroongEngine", v: int, seen, rng: np.random.Generator)
 
 def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
                 own_actions: Sequence[int] = (), memory: Sequence = (),
-                drafters: DrafterModel | None = None) -> "WaroongEngine":
+                drafters: DrafterModel | None = None, kinds: bool = False) -> "WaroongEngine":
     """A full engine consistent with what ``viewer`` has seen, its hidden parts dealt with ``rng``
     (``memory``: what :func:`remember` gave at this seat's earlier decisions; ``drafters``: a trained
-    policy that the drafters' rule weighs beside the heuristic, :class:`DrafterModel`)."""
+    policy that the drafters' rule weighs beside the heuristic, :class:`DrafterModel`).
+
+    With ``kinds`` (and ``drafters``) the engine also carries ``sim_models``, each other seat's kind of
+    drafter for the simulations (``{agent: 0}`` the heuristic, ``1`` the model; the planner's
+    ``others=drafters``, :class:`envs.core.search.SeatModels`), drawn after the rest of the world (which
+    is therefore the world drawn without it) at the chance the drafters' rule gives: this round's
+    inference where it kept a state, else the game's earlier rounds (:func:`drafter_shares`)."""
     v = engine.seat_of[viewer]
     view = engine.public_view(viewer)
     n, n_types = engine.n, engine.cat.n_types
@@ -731,11 +737,13 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
         seen = _seen_last_draft(engine, own_actions, memory) if own_hand is not None else None
     placed = None
     tukang_odds: dict = {}  # the inferred state's Tukangs, per seat whose customer cards are dealt to match
+    shares = posterior = None  # each other seat's chance of drafting as ``drafters``: the earlier rounds', this one's
     if seen and len(seen) >= n:
         table = view if drafting else shopping_view(memory, engine.round, v)
         shares = drafter_shares(engine, v, own_actions, memory, drafters) if table and drafters is not None else None
-        inferred, tukangs = _infer_draft(table, seen, sorted(pool), _unseen_customers(engine, v), model=drafters,
-                                         shares=shares, with_tukangs=True) if table else ([], [])
+        inferred, posterior, tukangs = _infer_draft(table, seen, sorted(pool), _unseen_customers(engine, v),
+                                                    model=drafters, shares=shares, with_posterior=True,
+                                                    with_tukangs=True) if table else ([], {}, [])
         if inferred:
             w = np.array([x[0] for x in inferred], dtype=float)
             i = int(rng.choice(len(inferred), p=w / w.sum()))
@@ -808,6 +816,9 @@ def determinize(engine: "WaroongEngine", viewer: str, rng: np.random.Generator,
     unseen = [unseen[i] for i in rng.permutation(len(unseen))]
     out.menu_deck = unseen[:view.menu_deck_left]
     out.rng = make_rng(int(rng.integers(2 ** 63)))
+    if kinds and drafters is not None:
+        q = posterior or shares or drafter_shares(engine, v, own_actions, memory, drafters)
+        out.sim_models = {engine.agents[s]: int(rng.random() < q.get(s, drafters.share)) for s in range(n) if s != v}
     out.invalidate_masks()
     return out
 

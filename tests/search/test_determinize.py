@@ -126,7 +126,9 @@ def _without_inference(det, eng, own, memory, rng):
     """The determinisation with the drafters' inference switched off (the seen packs placed alone)."""
     from envs.waroong_wars import determinize as D
 
-    saved, D._infer_draft = D._infer_draft, (lambda *a, **kw: ([], []) if kw.get("with_tukangs") else [])
+    saved = D._infer_draft
+    D._infer_draft = lambda *a, **kw: D._inferred(([], {}, []), kw.get("with_posterior", False),
+                                                  kw.get("with_tukangs", False))  # nothing kept
     try:
         return det(eng, "player_0", rng, own, memory)
     finally:
@@ -621,6 +623,42 @@ def test_waroong_wars_a_drafter_model_reads_no_hidden_information(memory_drafter
             a = D.determinize(eng, "player_0", make_rng(seed), own, memory, drafters=model).to_dict()
             b = D.determinize(other, "player_0", make_rng(seed), own, memory, drafters=model).to_dict()
             assert a == b
+
+
+def test_waroong_wars_determinisations_name_each_seats_kind_of_drafter(memory_drafters):
+    """With ``kinds`` a determinisation names every other seat's kind of drafter for the simulations
+    (``sim_models``: 0 the heuristic, 1 the model) after dealing the same world as without it; by the
+    game's third round the checkpoint's seat is named the model, the heuristic's seat the heuristic, on
+    most worlds; without a model there is nothing to name; and two states that differ only in what the
+    viewer cannot see give the same kinds."""
+    from envs.waroong_wars import determinize as D
+    from envs.waroong_wars.heuristic import HeuristicPolicy
+
+    spec, env, model, checkpoint = memory_drafters
+    players = {"player_0": HeuristicPolicy(), "player_1": HeuristicPolicy(), "player_2": checkpoint()}
+    states = _play_remembering(env, players, 2000)
+    late = [s for s in states if s[0].round >= 3]
+    assert len(late) >= 4
+    named, worlds = {"player_1": 0, "player_2": 0}, 0
+    for k, (eng, own, memory) in enumerate(late):
+        for r in range(3):
+            d = D.determinize(eng, "player_0", make_rng(10 * k + r), own, memory, drafters=model, kinds=True)
+            plain = D.determinize(eng, "player_0", make_rng(10 * k + r), own, memory, drafters=model)
+            assert d.to_dict() == plain.to_dict() and not hasattr(plain, "sim_models")
+            assert set(d.sim_models) == {"player_1", "player_2"} and set(d.sim_models.values()) <= {0, 1}
+            for a in named:
+                named[a] += d.sim_models[a]
+            worlds += 1
+        if k % 3 == 0:
+            other = scramble("waroong_wars_v1", eng, "player_0", seed=70 + k)
+            assert other.to_dict() != eng.to_dict()
+            for r in range(2):
+                a = D.determinize(eng, "player_0", make_rng(r), own, memory, drafters=model, kinds=True)
+                b = D.determinize(other, "player_0", make_rng(r), own, memory, drafters=model, kinds=True)
+                assert a.sim_models == b.sim_models and a.to_dict() == b.to_dict()
+    assert named["player_2"] >= 0.8 * worlds and named["player_1"] <= 0.2 * worlds, (named, worlds)
+    eng, own, memory = late[0]
+    assert not hasattr(D.determinize(eng, "player_0", make_rng(0), own, memory, kinds=True), "sim_models")
 
 
 def test_waroong_wars_a_drafter_models_patched_rows_are_its_observed_rows(memory_drafters):

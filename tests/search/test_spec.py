@@ -41,7 +41,10 @@ def test_planner_specs_parse_with_their_options():
     ("planner?z=-1", ["z='-1'", "[0, 10]"]),
     ("planner?z=lots", ["z='lots'", "[0, 10]"]),
     ("planner?widen=best", ["widen='best'", "random", "prior"]),
-    ("planner?others=greedy", ["others='greedy'", "heuristic, random or checkpoint:DIR"]),
+    ("planner?others=greedy", ["others='greedy'", "heuristic, random or checkpoint:DIR", "or drafters"]),
+    ("planner?others=drafters", ["others=drafters", "needs drafters=checkpoint:DIR"]),
+    ("planner?rollout=drafters", ["rollout='drafters'", "heuristic, random or checkpoint:DIR"]),
+    ("planner?play=drafters", ["play='drafters'", "heuristic, random or checkpoint:DIR"]),
     ("planner?arms=some", ["arms='some'", "game", "all"]),
     ("planner?ms=0", ["ms='0'", "(0, 600000]"]),
     ("planner?ms=fast", ["ms='fast'", "milliseconds"]),
@@ -104,6 +107,52 @@ def test_others_gives_the_other_seats_their_own_rollout_policy():
     assert pl.rollout.others.make().recall == "world"  # the game's simulation form of the heuristic
     assert pl.root.others is None  # at the table the rollout policy plays the deciding seat only
     assert make_policy("planner?sims=4", spec).planner.rollout.others is None  # default: one policy for all
+
+
+def test_others_drafters_plays_each_other_seat_as_the_kind_of_drafter_its_world_names():
+    """``others=drafters``: the other seats' model in the simulations is the heuristic or the drafters'
+    checkpoint, per seat, as each determinisation names it (``sim_models``, drawn by the drafters' rule:
+    the determinisation is asked for it); the deciding seat plays the rollout policy. The world a
+    simulation runs on keeps its kinds (its clone carries them)."""
+    from envs.core.search import SeatModels
+    from training.checkpoints import read_metadata, trained_env_spec
+
+    ckpt = ROOT / "checkpoints" / "waroong_wars" / "memory"
+    spec = trained_env_spec(read_metadata(ckpt))
+    pol = make_policy(f"planner?sims=6&samples=2&horizon=round&rollout=random&others=drafters&drafters=checkpoint:{ckpt}",
+                      spec, seed=0)
+    pl = pol.planner
+    assert pl.determinize.keywords["kinds"] is True
+    others = pl.rollout.others
+    assert isinstance(others, SeatModels) and len(others.rollouts) == 2
+    assert others.rollouts[0].observe is None and others.rollouts[0].make().recall == "world"  # the heuristic
+    assert others.rollouts[1].observe is not None  # the checkpoint, reading observations
+    assert "kinds" not in make_policy(f"planner?sims=4&drafters=checkpoint:{ckpt}", spec).planner.determinize.keywords
+    env = spec.make()
+    env.reset(seed=3)
+    eng = env.unwrapped.engine
+    agent = eng.live_agents()[0]
+    named = {a: k for a, k in zip([a for a in eng.agents if a != agent], (1, 0))}
+    real_determinize = pl.determinize
+
+    def determinize(*args, **kwargs):
+        world = real_determinize(*args, **kwargs)
+        assert set(world.sim_models) == set(named) and set(world.sim_models.values()) <= {0, 1}
+        world.sim_models = dict(named)
+        world.clone = lambda: type(world).from_dict(world.to_dict())  # a copy of the state alone, as the core's
+        return world
+
+    pl.determinize = determinize
+    calls: list = []
+    for i, r in enumerate(others.rollouts):
+        def spy(engine, who, me=None, real=r.act, i=i):
+            calls.append((who, i, engine is not eng))
+            return real(engine, who)
+        r.act = spy
+    pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+    assert pl.stats["simulations"] == 6 and calls
+    assert all(who != agent and i == named[who] and simulated for who, i, simulated in calls), calls[:5]
+    assert {i for _, i, _ in calls} == {0, 1}
 
 
 def test_drafters_model_waroong_wars_other_drafters_by_a_checkpoint_and_no_other_game():
