@@ -278,6 +278,9 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
         # the game's own form of it for simulations where it has one (determinize.rollout_policy)
         return Rollout(getattr(search_support, "rollout_policy", cls), at_table=cls)
 
+    if "drafters" in o and getattr(search_support, "DrafterModel", None) is None:
+        raise ConfigError(f"policy spec {ps.text!r}: drafters= models the other seats' drafting, which "
+                          f"{env_spec.env_id} does not have; it is for waroong_wars")
     roll = rollout_of(o.get("rollout", "heuristic"))
     if "others" in o:  # the other seats' model in the simulations (default: the rollout policy)
         mine = roll
@@ -292,10 +295,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     arms = None if o.get("arms", "game") == "all" else search_support.search_arms
     determinize = search_support.determinize
     if "drafters" in o:  # the other drafters modelled as the heuristic or this checkpoint (Waroong Wars)
-        model_cls = getattr(search_support, "DrafterModel", None)
-        if model_cls is None:
-            raise ConfigError(f"policy spec {ps.text!r}: drafters= models the other seats' drafting, which "
-                              f"{env_spec.env_id} does not have; it is for waroong_wars")
+        model_cls = search_support.DrafterModel  # (checked above)
         determinize = partial(determinize, drafters=_drafter_model(model_cls, o["drafters"], env_spec, raw),
                               **({"kinds": True} if o.get("others") == "drafters" else {}))
     planner = Planner(determinize, roll, budget, cooperative=env_spec.kind == "cooperative",

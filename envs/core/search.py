@@ -23,7 +23,8 @@ Each searched decision of one seat (:class:`Planner`, :class:`PlannerPolicy`):
    simultaneous movers) plays the rollout policy, and from the next tick on every seat
    plays the rollout policy, to the end of the game (or ``horizon`` ticks). With an ``others``
    model (:class:`Rollout`), the other seats play that policy instead and the rollout policy
-   plays the deciding seat only.
+   plays the deciding seat only; with :class:`SeatModels` as that model, each other seat plays
+   the model its world names (a determinisation's ``sim_models``).
 4. **Value** from ``outcome()`` (:meth:`Planner.value`): cooperative, the team's (win 1, plus
    a small share for the income); competitive, the seat's own (its share of the win, its rank
    by score among the players and its score margin over the best other; at a ``horizon`` cut,

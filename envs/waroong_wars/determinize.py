@@ -57,6 +57,9 @@ odds that :func:`drafter_shares` reads from this game's earlier rounds (each rem
 inferred with even odds; a seat is the same player all game). The model's pick is read from this
 seat's own public view with the other seat's place, pick, pack and picks put in, its customer cards
 taken as the Tukang in question and its score as its public score: nothing of the true hidden state.
+With ``kinds`` (the planner's ``others=drafters``) a determinisation also draws each other seat's kind
+at the odds the rule gives it and names it (``sim_models``), so that in that world's simulations the
+seat plays that drafter (:class:`envs.core.search.SeatModels`).
 
 The pools enter only as sorted multisets, so where the true cards lie (which opponent holds
 which card, the deck order) cannot influence the result. Simplification: the deal forgets the

@@ -169,8 +169,9 @@ def test_drafters_model_waroong_wars_other_drafters_by_a_checkpoint_and_no_other
     model = pl.determinize.keywords["drafters"]
     assert isinstance(model, DrafterModel) and model.share == DRAFTER_PRIOR and model.key == f"checkpoint:{ckpt}"
     assert make_policy("planner?sims=4", spec).planner.determinize is determinize  # default: the heuristic's rule
-    with pytest.raises(ConfigError, match="frying_master_v1 does not have; it is for waroong_wars"):
-        make_policy(f"planner?sims=4&drafters=checkpoint:{ckpt}", EnvSpec.resolve("frying_master_v1"))
+    for extra in ("", "&others=drafters"):
+        with pytest.raises(ConfigError, match="frying_master_v1 does not have; it is for waroong_wars"):
+            make_policy(f"planner?sims=4&drafters=checkpoint:{ckpt}{extra}", EnvSpec.resolve("frying_master_v1"))
 
 
 def test_play_sets_the_move_at_the_table_apart_from_the_simulations_policy():
