@@ -12,9 +12,12 @@ float32 rounding (a test checks it).
 from __future__ import annotations
 
 import re
+from pathlib import Path
 from typing import Any
 
 import numpy as np
+
+from envs.core.inputs import check_archive
 
 _ACTIVATIONS = {
     "Tanh": np.tanh,
@@ -149,6 +152,7 @@ class NumpyActor:
         exactly the keys ``w0, b0, ..., head_w, head_b, activation`` (no gap, no
         extra), float arrays of finite values, a known activation and a
         consistent shape chain; anything else is a ValueError saying what."""
+        check_archive(path, Path(path).name, ValueError)
         with np.load(path, allow_pickle=False) as z:
             files = list(z.files)
             n = len([k for k in files if _LAYER_KEY.fullmatch(k) and k.startswith("w")])

@@ -53,6 +53,7 @@ from typing import Any
 
 import envs
 from envs.core.errors import KitchenArenaError
+from envs.core.inputs import check_archive, loads_json, read_text_file
 
 from training.envspec import EnvSpec
 from training.obs import SeatEncoder
@@ -322,10 +323,8 @@ def read_metadata(directory: str | Path) -> dict:
     path = contained_file(d, METADATA_FILE, "metadata file")
     if not path.is_file():
         raise CheckpointError(f"checkpoint {str(d)!r} has no {METADATA_FILE}")
-    try:
-        meta = json.loads(path.read_text(encoding="utf-8"))
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"checkpoint {str(d)!r}: {METADATA_FILE} is not valid JSON ({e})") from e
+    where = f"checkpoint {str(d)!r}: {METADATA_FILE}"
+    meta = loads_json(read_text_file(path, where, CheckpointError), where, CheckpointError)
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CheckpointError(f"checkpoint {str(d)!r}: {METADATA_FILE} is not a {FORMAT} metadata file")
     if meta.get("format_version") != FORMAT_VERSION:
@@ -469,6 +468,7 @@ def read_model_params(path: str | Path, device: str = "cpu", where: str = "check
     from stable_baselines3.common.save_util import load_from_zip_file
 
     name = Path(path).name
+    check_archive(path, f"{where}: {name}", CheckpointError)
     try:
         _, params, _ = load_from_zip_file(path, device=device, load_data=False)
     except Exception as e:  # noqa: BLE001 - torch's weights-only refusal, a bad zip: all a bad file
@@ -604,11 +604,9 @@ def read_manifest(root: str | Path = "checkpoints") -> dict[str, dict[str, str]]
     r = Path(root)
     path = r / MANIFEST_FILE
     try:
-        data = json.loads(path.read_text(encoding="utf-8"))
+        data = loads_json(read_text_file(path, str(path), CheckpointError), str(path), CheckpointError)
     except FileNotFoundError as e:
         raise CheckpointError(f"{path} is missing (it lists the shipped checkpoints)") from e
-    except (json.JSONDecodeError, UnicodeDecodeError) as e:
-        raise CheckpointError(f"{path} is not valid JSON ({e})") from e
     entries = data.get("checkpoints") if isinstance(data, dict) and data.get("format") == MANIFEST_FORMAT else None
     if not isinstance(entries, dict):
         raise CheckpointError(f"{path} is not a {MANIFEST_FORMAT} file with a 'checkpoints' mapping")
@@ -672,7 +670,8 @@ def pending_checkpoints(root: str | Path = "checkpoints") -> dict[str, str]:
     r = Path(root)
     path = r / MANIFEST_FILE
     shipped = read_manifest(r)  # a missing or malformed manifest is refused there, with what is allowed
-    pending = json.loads(path.read_text(encoding="utf-8")).get("pending", {})
+    data = loads_json(read_text_file(path, str(path), CheckpointError), str(path), CheckpointError)
+    pending = data.get("pending", {})
     if not isinstance(pending, dict) or not all(isinstance(k, str) and isinstance(v, str) for k, v in pending.items()):
         raise CheckpointError(f"{path}: 'pending' must map '<game>/<name>' to a reason (a string); got {pending!r:.200}")
     both = sorted(set(pending) & set(shipped))

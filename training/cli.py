@@ -31,12 +31,12 @@ WATCH_DELAY = 0.3
 def _yaml_value(text: str, what: str):
     import yaml
 
-    from training.config import yaml_error_text, yaml_load
+    from training.config import yaml_load, yaml_refusal
 
     try:
         return yaml_load(text) if text.strip() else ""
     except yaml.YAMLError as e:
-        raise KitchenArenaError(f"{what}: the value {text!r} is not valid YAML ({yaml_error_text(e)})") from e
+        raise KitchenArenaError(f"{what}: the value {text!r:.200} is {yaml_refusal(e)}") from e
 
 
 def _kv(items: list[str], what: str) -> dict:
@@ -389,7 +389,8 @@ def cmd_list(args) -> int:
     import yaml
 
     from training.checkpoints import MANIFEST_FILE, CheckpointError, read_metadata, shipped_checkpoints
-    from training.config import yaml_error_text, yaml_load
+    from envs.core import inputs
+    from training.config import yaml_load, yaml_refusal
 
     for flag, folder in (("--configs", args.configs), ("--checkpoints", args.checkpoints)):
         if not Path(folder).is_dir():
@@ -403,10 +404,12 @@ def cmd_list(args) -> int:
     print(f"configs ({cdir}):")
     for p in sorted(cdir.glob("*.yaml")):
         try:
-            data = yaml_load(p.read_text(encoding="utf-8")) or {}
+            data = yaml_load(inputs.read_text_file(p, p.name, KitchenArenaError, inputs.MAX_CONFIG_BYTES)) or {}
             env_id = str(((data.get("env") or {}) if isinstance(data, dict) else {}).get("id", "?"))
-        except (yaml.YAMLError, UnicodeDecodeError, AttributeError) as e:
-            env_id = f"invalid YAML ({yaml_error_text(e)})"
+        except KitchenArenaError as e:
+            env_id = f"unreadable ({e})"
+        except (yaml.YAMLError, AttributeError) as e:
+            env_id = f"invalid: {yaml_refusal(e)}"
         print(f"  {p.name:28s} {env_id}{'' if env_id in present else '  (env not present)'}")
     root = Path(args.checkpoints)
     print(f"checkpoints ({root}):")

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 import copy
 import re
+import sys
 import warnings
 from pathlib import Path
 from typing import Any, Callable, Iterable, Mapping
@@ -24,6 +25,8 @@ from typing import Any, Callable, Iterable, Mapping
 import yaml
 
 from envs.core.errors import ConfigError
+from envs.core import inputs
+from envs.core.inputs import check_yaml_size, read_text_file
 
 from training.policies import spec_checker
 from training.schema import (AnyMapping, Either, Flag, Key, ListOf, MapOf, Number, OneOf, Section, Text)
@@ -181,9 +184,28 @@ class StrictLoader(yaml.SafeLoader):
         return super().construct_mapping(node, deep=deep)
 
 
+class YamlLimitError(yaml.YAMLError):
+    """YAML text that is valid but past a reader's limits (:mod:`envs.core.inputs`): nested too
+    deeply, or expanding through anchors and aliases to more values than a config can hold."""
+
+
 def yaml_load(text: str) -> Any:
-    """YAML text -> data, with :class:`StrictLoader` (no duplicate keys)."""
-    return yaml.load(text, Loader=StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    """YAML text -> data, with :class:`StrictLoader` (no duplicate keys); a text nested too deeply
+    or expanding to more than :data:`envs.core.inputs.MAX_YAML_VALUES` values (a "billion laughs"
+    of anchors and aliases) is a :class:`YamlLimitError`."""
+    try:
+        data = yaml.load(text, Loader=StrictLoader)  # noqa: S506 - a SafeLoader subclass
+    except RecursionError:
+        raise YamlLimitError(f"sequences or mappings nested too deeply are not allowed; allowed: fewer than about "
+                             f"{sys.getrecursionlimit():,} levels") from None
+    return check_yaml_size(data, "", YamlLimitError)
+
+
+def yaml_refusal(e: Exception) -> str:
+    """Why a YAML text was refused, as one line: ``not valid YAML (...)``, or the limit it is past."""
+    if isinstance(e, YamlLimitError):
+        return " ".join(str(e).split())
+    return f"not valid YAML ({yaml_error_text(e)})"
 
 
 def parse_override(item: str) -> tuple[list[str], Any]:
@@ -194,7 +216,7 @@ def parse_override(item: str) -> tuple[list[str], Any]:
     try:
         value = yaml_load(raw) if raw.strip() else ""
     except yaml.YAMLError as e:
-        raise ConfigError(f"--set {item!r}: the value is not valid YAML ({yaml_error_text(e)})") from e
+        raise ConfigError(f"--set {item!r}: the value is {yaml_refusal(e)}") from e
     path = key.strip().split(".")
     if any(not p for p in path):
         raise ConfigError(f"--set {item!r}: {key.strip()!r} is not a dotted key (e.g. training.seed)")
@@ -229,6 +251,8 @@ def yaml_error_text(e: Exception) -> str:
 def load_yaml_text(text: str, source: str) -> dict:
     try:
         raw = yaml_load(text)
+    except YamlLimitError as e:
+        raise ConfigError(f"{source}: {' '.join(str(e).split())}") from e
     except yaml.YAMLError as e:
         raise ConfigError(f"{source}: not valid YAML: {yaml_error_text(e)}") from e
     if raw is None:
@@ -267,7 +291,7 @@ def load_config(path: str | Path | None = None, overrides: Iterable[str] = (),
         p = Path(path)
         if not p.is_file():
             raise ConfigError(f"config file {str(p)!r} not found")
-        data, source = load_yaml_text(p.read_text(encoding="utf-8"), str(p)), str(p)
+        data, source = load_yaml_text(read_text_file(p, str(p), ConfigError, inputs.MAX_CONFIG_BYTES), str(p)), str(p)
     final = apply_overrides(data, overrides)  # a malformed --set item names itself
     try:
         return _resolve(final, source, path, overrides, check)

@@ -16,6 +16,8 @@ import re
 import warnings
 from pathlib import Path
 
+from envs.core.inputs import loads_json, read_text_file
+
 from training.actor import NumpyActor
 
 POOL_INDEX = "pool.json"
@@ -39,10 +41,8 @@ class SnapshotStore:
         path = self.pool_dir / POOL_INDEX
         allowed = (f'allowed: {{"format": "{POOL_FORMAT}", "format_version": 1, "snapshots": [{{"file": '
                    f'"snapshot_<timesteps>.npz", "timesteps": <timesteps>, "sha256": <64 hex digits>}}, ...]}}')
-        try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (json.JSONDecodeError, UnicodeDecodeError) as e:
-            raise CheckpointError(f"self-play pool {str(path)!r} is not valid JSON ({e}); {allowed}") from e
+        where, refuse = f"self-play pool {str(path)!r}", lambda m: CheckpointError(f"{m}; {allowed}")
+        data = loads_json(read_text_file(path, where, refuse), where, refuse)
         entries = data.get("snapshots") if isinstance(data, dict) and data.get("format") == POOL_FORMAT \
             and data.get("format_version") == 1 else None
         if not isinstance(entries, list):

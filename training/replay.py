@@ -43,6 +43,7 @@ import numpy as np
 
 import envs
 from envs.core.errors import ConfigError, IllegalActionError, KitchenArenaError
+from envs.core.inputs import loads_json
 from envs.core.tick_env import INTERFACE_OPTIONS
 
 from training.envspec import EnvSpec
@@ -341,28 +342,10 @@ class GameSaver:
 
 
 # ---------------------------------------------------------------------- reading
-def _no_constant(name: str):
-    raise ValueError(f"{name} is not allowed in a replay (numbers must be finite)")
-
-
-def _pairs(pairs):
-    out = {}
-    for k, v in pairs:
-        if k in out:
-            raise ValueError(f"the key {k!r} appears twice in one object")
-        out[k] = v
-    return out
-
-
 def parse(text: str, where: str = "replay") -> Any:
-    """JSON text to data, strictly: no NaN/Infinity, no duplicate keys."""
-    try:
-        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_pairs)
-    except (ValueError, RecursionError) as e:
-        if isinstance(e, json.JSONDecodeError):
-            raise ReplayError(f"{where}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno}); "
-                              f"the file is truncated or damaged") from None
-        raise ReplayError(f"{where}: not a valid replay ({e})") from None
+    """JSON text to data, strictly: no NaN/Infinity, no duplicate keys, nothing nested past the
+    reader's limits (:func:`envs.core.inputs.loads_json`)."""
+    return loads_json(text, where, ReplayError, damaged="; the file is truncated or damaged")
 
 
 def _is_int(x: Any) -> bool:

@@ -56,6 +56,7 @@ from typing import Any, Callable
 import numpy as np
 
 from envs.core.errors import ConfigError, KitchenArenaError
+from envs.core.inputs import check_archive, loads_json
 
 from training import checkpoints as ck
 from training.config import SCHEMA, public, to_yaml
@@ -443,6 +444,7 @@ def load_optimizer_state(directory: Path, meta: dict, learner_group: Any, module
     if digest != meta.get("optimizer_sha256"):
         raise ck.CheckpointError(f"{where} is corrupt or was modified: its SHA-256 is {digest[:16]}..., the metadata "
                                  f"records {str(meta.get('optimizer_sha256'))[:16]}...; refusing to load it")
+    check_archive(path, where, ck.CheckpointError)
     try:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}
@@ -453,7 +455,8 @@ def load_optimizer_state(directory: Path, meta: dict, learner_group: Any, module
     try:
         for opt_name, opt in current.items():
             groups = [{k: tuple(v) if isinstance(v, list) and k != "params" else v for k, v in g.items()}
-                      for g in json.loads(str(arrays[f"{opt_name}/param_groups"]))]  # JSON made Adam's betas a list
+                      for g in loads_json(str(arrays[f"{opt_name}/param_groups"]), f"{opt_name}/param_groups",
+                                          ValueError)]  # JSON made Adam's betas a list
             entries: dict = {}
             prefix = f"{opt_name}/state/"
             for key, v in arrays.items():
@@ -486,6 +489,7 @@ def load_module_state(directory: str | Path, meta: dict, module: Any) -> dict:
     d = Path(directory)
     ck.verify_file(d, meta)
     path = ck.contained_file(d, meta["model_file"], "model file")
+    check_archive(path, f"checkpoint {str(d)!r}: {meta['model_file']}", ck.CheckpointError)
     try:
         with np.load(path, allow_pickle=False) as z:
             arrays = {k: z[k] for k in z.files}

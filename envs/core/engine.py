@@ -32,6 +32,7 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from envs.core.errors import IllegalActionError, SnapshotError
+from envs.core.inputs import loads_json
 from envs.core.seeding import make_rng, rng_from_dict, rng_to_dict
 from envs.core.tables import ActionTable
 
@@ -344,11 +345,7 @@ class GameEngine(ABC):
 
     @classmethod
     def from_json(cls, text: str) -> "GameEngine":
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as e:
-            raise SnapshotError(f"snapshot is not valid JSON: {e}") from e
-        return cls.from_dict(data)
+        return cls.from_dict(loads_json(text, "snapshot", SnapshotError))
 
 
 class TickEngine(GameEngine):

@@ -48,3 +48,25 @@ def test_a_failed_reset_with_a_snapshot_leaves_the_game_exactly_as_it_was(env_id
     joint = {a: int(np.flatnonzero(obs[a]["action_mask"])[0]) for a in env.agents}
     a, b = env.step(joint), twin.step(joint)
     assert a[1] == b[1] and env.snapshot() == twin.snapshot()
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_snapshot_text_past_the_json_readers_limits_is_a_snapshot_error(env_id):
+    """``from_json`` refuses what ``json.loads`` fails on (deep nesting, huge integers: a bare
+    ``RecursionError`` or ``ValueError``) or takes silently (NaN, a key given twice), with
+    ``SnapshotError``; a good snapshot's text still round-trips."""
+    mod = envs.get_env_module(env_id)
+    env = mod.parallel_env(**mod.TEST_CONFIGURATIONS[0])
+    env.reset(seed=4)
+    engine_cls = type(env.unwrapped.engine)
+    text = env.unwrapped.engine.to_json()
+    assert engine_cls.from_json(text).to_dict() == env.snapshot()
+    good = json.loads(text)
+    for bad, match in (
+            ("[" * 100_000 + "]" * 100_000, "snapshot: arrays or objects nested too deeply are not allowed"),
+            (text.replace('"tick": ', '"tick": ' + "9" * 5000 + ", \"x\": ", 1), "more than 4,300 digits"),
+            (text[:-1] + ', "tick": 1}', "the key 'tick' appears twice"),
+            (json.dumps({**good, "tick": float("nan")}), "NaN is not allowed"),
+            (text[: len(text) // 2], "snapshot: not valid JSON")):
+        with pytest.raises(SnapshotError, match=match):
+            engine_cls.from_json(bad)

@@ -515,3 +515,74 @@ def test_malformed_metadata_is_refused_naming_the_field(toy_checkpoint, toy_regi
             warnings.simplefilter("ignore")
             load(ck)
 
+
+
+# ---------------------------------------------------------------------- the readers' limits (envs/core/inputs.py)
+@pytest.mark.parametrize("text, message", [
+    ("[" * 100_000 + "]" * 100_000, "metadata.json: arrays or objects nested too deeply are not allowed"),
+    ('{"format": "kitchen-arena-checkpoint", "timesteps": ' + "9" * 5000 + "}",
+     "metadata.json: an integer of more than 4,300 digits is not allowed"),
+    ('{"format": "kitchen-arena-checkpoint", "format": "x"}', "metadata.json: the key 'format' appears twice"),
+])
+def test_metadata_past_the_json_readers_limits_is_a_checkpoint_error_and_a_one_line_refusal(
+        toy_checkpoint, toy_registry, tmp_path, capsys, text, message):
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    (ck / "metadata.json").write_text(text)
+    for load in (load_checkpoint, load_actor, read_metadata):
+        with pytest.raises(CheckpointError, match=message):
+            load(ck)
+    rc, out = _run(["evaluate", f"checkpoint:{ck}", "--against", "random", "--games", "2"], capsys)
+    assert rc == 2 and message.split(": ", 1)[1] in out and "Traceback" not in out, out
+
+
+def test_metadata_larger_than_the_limit_is_refused_before_it_is_read(toy_checkpoint, toy_registry, tmp_path,
+                                                                      monkeypatch):
+    from envs.core import inputs
+
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    size = (ck / "metadata.json").stat().st_size
+    monkeypatch.setattr(inputs, "MAX_TEXT_BYTES", size - 1)
+    with pytest.raises(CheckpointError, match=f"metadata.json: {size:,} bytes is not allowed; allowed: at most"):
+        load_actor(ck)
+    monkeypatch.setattr(inputs, "MAX_TEXT_BYTES", size)
+    load_actor(ck)
+
+
+def test_archives_that_decompress_past_the_limit_are_refused_before_they_are_read(toy_checkpoint, toy_registry,
+                                                                                   tmp_path, monkeypatch):
+    """A small file that inflates to more than ``MAX_ARCHIVE_BYTES`` (here lowered to 1 MiB, against
+    the toy checkpoint's few kilobytes): ``actor.npz`` with a 2 MiB array of zeros, ``model.zip``
+    with a 2 MiB tensor in ``policy.pth``."""
+    from envs.core import inputs
+
+    monkeypatch.setattr(inputs, "MAX_ARCHIVE_BYTES", 1024 * 1024)
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    load_actor(ck), load_checkpoint(ck)  # the real files are far below the limit
+    with np.load(ck / "actor.npz") as z:
+        arrays = {k: z[k] for k in z.files}
+    with open(ck / "actor.npz", "wb") as f:
+        np.savez_compressed(f, **arrays, pad=np.zeros(2 ** 19, np.float32))
+    assert (ck / "actor.npz").stat().st_size < 64 * 1024
+
+    def inflate(entries):
+        buf = io.BytesIO()
+        torch.save({"w": torch.zeros(2 ** 19)}, buf)
+        entries["policy.pth"] = buf.getvalue()
+
+    _rewrite_zip(ck / "model.zip", inflate)
+    _rehash(ck)
+    with pytest.raises(CheckpointError, match=r"actor.npz does not load: ValueError: actor.npz: members that "
+                                              r"decompress to more than 1 MiB \(member 'pad.npy'"):
+        load_actor(ck)
+    with pytest.raises(CheckpointError, match=r"model.zip: members that decompress to more than 1 MiB"):
+        load_checkpoint(ck)
+
+
+def test_a_pool_index_past_the_json_readers_limits_is_refused_on_resume(resumable_run, toy_registry, tmp_path,
+                                                                         capsys):
+    cfg, ck, pool = _resume_copy(resumable_run, tmp_path)
+    (pool / "pool.json").write_text("[" * 100_000 + "]" * 100_000)
+    before = (ck / "metadata.json").read_bytes()
+    rc, out = _run(["train", "--config", str(cfg), "--resume", "--quiet"], capsys)
+    assert rc == 2 and "self-play pool" in out and "nested too deeply are not allowed" in out, out
+    assert "Traceback" not in out and (ck / "metadata.json").read_bytes() == before

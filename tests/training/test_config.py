@@ -112,6 +112,56 @@ def test_missing_file_and_non_mapping_yaml(tmp_path):
         load_config(p)
 
 
+def _laughs(levels: int = 9) -> str:
+    """A "billion laughs": nine aliases of the level below, nine levels deep (9**10 values)."""
+    text = "&a0 [" + ", ".join(["lol"] * 9) + "]"
+    for i in range(1, levels):
+        text = f"&a{i} [{text}, " + ", ".join([f"*a{i - 1}"] * 8) + "]"
+    return text
+
+
+@pytest.mark.parametrize("text, match", [
+    ("env: " + "[" * 5000 + "]" * 5000 + "\n", "sequences or mappings nested too deeply are not allowed; allowed: "
+                                                 "fewer than about"),
+    ("evaluation:\n  sweep:\n    difficulty: " + _laughs() + "\n", "more than 100,000 values .* allowed: at most "
+                                                                     "100,000"),
+    ("training:\n  seed: " + _laughs() + "\n", "more than 100,000 values"),
+])
+def test_a_config_past_the_readers_limits_is_refused_in_a_line_not_read_for_ever(tmp_path, capsys, text, match):
+    from training.cli import main
+
+    p = tmp_path / "c.yaml"
+    p.write_text(text)
+    with pytest.raises(ConfigError, match=f"c.yaml: {match}"):
+        load_config(p)
+    assert main(["train", "--config", str(p)]) == 2
+    err = capsys.readouterr().err
+    assert re.search(match, err) and err.count("\n") == 1, err  # one line, no traceback
+
+
+def test_set_values_and_config_files_past_the_limits_are_refused(tmp_path, monkeypatch):
+    from envs.core import inputs
+
+    with pytest.raises(ConfigError, match="--set 'training.seed=.*': the value is sequences or mappings nested too "
+                                          "deeply are not allowed"):
+        load_config(None, ["training.seed=" + "[" * 5000 + "]" * 5000])
+    with pytest.raises(ConfigError, match="the value is more than 100,000 values"):
+        load_config(None, ["training.seed=" + _laughs()])
+    p = tmp_path / "big.yaml"
+    p.write_text("name: x  # " + "y" * 200 + "\n")
+    monkeypatch.setattr(inputs, "MAX_CONFIG_BYTES", 100)
+    with pytest.raises(ConfigError, match="big.yaml: 212 bytes is not allowed; allowed: at most 100 bytes"):
+        load_config(p)
+
+
+def test_anchors_and_aliases_within_the_limit_still_work(tmp_path, toy_registry):
+    p = tmp_path / "c.yaml"
+    p.write_text("name: &n anchors\ndescription: *n\nenv: {id: toy_v0, options: {players: 2}}\n"
+                 "evaluation: {sweep: {players: &ps [2, 3]}}\nalgorithm: {net_arch: *ps}\n")
+    cfg = load_config(p)
+    assert cfg["description"] == "anchors" and cfg["algorithm"]["net_arch"] == [2, 3]
+
+
 def test_embedded_default_is_a_small_two_player_frying_master_run_from_scratch():
     """What the header of training/data/default.yaml says: Frying Master, 2 chefs, PPO from scratch (no
     warm start), one learner seat against random, heuristic and pool seats, both cores, evaluated against

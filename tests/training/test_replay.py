@@ -230,6 +230,9 @@ def test_truncated_or_garbled_files_are_refused(good, tmp_path):
         R.load(tmp_path / "bin.json")
     _refused(text.replace('"seed": 7', '"seed": NaN'), tmp_path, "NaN is not allowed")
     _refused(text.replace('"seed": 7', '"seed": 7, "seed": 8'), tmp_path, "'seed' appears twice")
+    _refused(text.replace('"seed": 7', '"seed": ' + "[" * 100_000 + "]" * 100_000), tmp_path,
+             "nested too deeply are not allowed")
+    _refused(text.replace('"seed": 7', '"seed": ' + "7" * 5000), tmp_path, "an integer of more than 4,300 digits")
     _refused("[1, 2]", tmp_path, "a replay is a JSON object, got array")
     with pytest.raises(R.ReplayError, match="no such file"):
         R.load(tmp_path / "missing.json")

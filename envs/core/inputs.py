@@ -1,0 +1,218 @@
+"""What every file door reads through: JSON, YAML and zip archives, with limits.
+
+A snapshot, a checkpoint, a config, a self-play pool or a replay may come from anywhere. Before
+its content is checked field by field (:mod:`envs.core.snapshot`, ``training.checkpoints``,
+``training.config``), the text or archive itself must be one that the readers can take without
+running out of stack, memory or time. The standard readers do not promise that:
+
+* ``json.loads`` raises ``RecursionError`` on arrays nested about a thousand deep and a bare
+  ``ValueError`` on an integer of more than 4,300 digits, takes ``NaN`` and ``Infinity``, and keeps
+  the last of two equal keys silently;
+* PyYAML recurses once per level of nesting, and its anchors and aliases (``&a`` / ``*a``) build a
+  value that a few lines expand to billions of entries (the "billion laughs"): reading, copying or
+  printing it never ends;
+* a zip archive (``.npz``, SB3's ``model.zip``) may decompress a few megabytes to many gigabytes,
+  and an ``.npy`` header may declare an array larger than the data behind it, which numpy
+  allocates before it reads.
+
+Each function here raises the caller's error class (``SnapshotError``, ``CheckpointError``,
+``ConfigError``, ``ReplayError``, ...) with what was wrong and what is allowed, before anything is
+built from the input. The limits:
+
+=========================  ==================================================================
+:data:`MAX_TEXT_BYTES`     a JSON metadata, index or manifest file (16 MiB)
+:data:`MAX_CONFIG_BYTES`   a YAML config file (1 MiB)
+:data:`MAX_YAML_VALUES`    values in one YAML document, each alias counted once per use (100,000)
+:data:`MAX_ARCHIVE_BYTES`  a zip archive's members together, uncompressed, nested ``.pth`` archives
+                           included (1 GiB)
+:data:`MAX_ARCHIVE_MEMBERS`  members of one zip archive (10,000)
+=========================  ==================================================================
+
+and JSON or YAML nested deeper than the interpreter's recursion allows (about 1,000 levels), a
+JSON integer of more than 4,300 digits (Python's own limit), ``NaN``/``Infinity`` and a repeated
+key in one JSON object. The largest shipped checkpoint archive holds a few megabytes; the
+largest config a few kilobytes.
+"""
+
+from __future__ import annotations
+
+import io
+import json
+import math
+import sys
+import zipfile
+from pathlib import Path
+from typing import Any, Callable
+
+import numpy as np
+
+MAX_TEXT_BYTES = 16 * 1024 * 1024
+MAX_CONFIG_BYTES = 1024 * 1024
+MAX_YAML_VALUES = 100_000
+MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
+MAX_ARCHIVE_MEMBERS = 10_000
+
+ErrorClass = Callable[[str], Exception]
+
+
+def _mib(n: int) -> str:
+    return f"{n:,} bytes" if n < 1024 * 1024 else f"{n / (1024 * 1024):g} MiB"
+
+
+# ---------------------------------------------------------------------- files
+def read_text_file(path: str | Path, where: str, error: ErrorClass, max_bytes: int | None = None) -> str:
+    """``path``'s UTF-8 text, refused (``error``) if it is larger than ``max_bytes`` (default
+    :data:`MAX_TEXT_BYTES`) or not UTF-8. A missing file raises ``FileNotFoundError`` as
+    ``Path.read_text`` does (callers name it)."""
+    max_bytes = MAX_TEXT_BYTES if max_bytes is None else max_bytes
+    p = Path(path)
+    size = p.stat().st_size
+    if size > max_bytes:
+        raise error(f"{where}: {size:,} bytes is not allowed; allowed: at most {_mib(max_bytes)}")
+    with open(p, "rb") as f:
+        raw = f.read(max_bytes + 1)  # the file may have grown since stat
+    if len(raw) > max_bytes:
+        raise error(f"{where}: more than {_mib(max_bytes)} is not allowed; allowed: at most {_mib(max_bytes)}")
+    try:
+        return raw.decode("utf-8")
+    except UnicodeDecodeError as e:
+        raise error(f"{where}: not UTF-8 text ({e.reason} at byte {e.start}); allowed: a UTF-8 JSON or YAML file") \
+            from None
+
+
+# ---------------------------------------------------------------------- JSON
+def _no_constant(name: str):
+    raise ValueError(f"{name} is not allowed (numbers must be finite)")
+
+
+def _pairs(pairs):
+    out = {}
+    for k, v in pairs:
+        if k in out:
+            raise ValueError(f"the key {k!r} appears twice in one object; each key may appear once")
+        out[k] = v
+    return out
+
+
+def loads_json(text: str | bytes, where: str, error: ErrorClass, damaged: str = "") -> Any:
+    """JSON text to data, strictly: no ``NaN``/``Infinity``, no key twice in one object, and a
+    text nested too deeply or holding an integer of too many digits refused with ``error``
+    (never a bare ``RecursionError`` or ``ValueError``). ``damaged`` is appended to the message
+    of text that is not JSON at all (e.g. what a truncated file means to the reader)."""
+    if not isinstance(text, (str, bytes, bytearray)):
+        raise error(f"{where}: {type(text).__name__} is not allowed; allowed: JSON text (a str or bytes)")
+    try:
+        return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_pairs)
+    except json.JSONDecodeError as e:
+        raise error(f"{where}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno}){damaged}") from None
+    except RecursionError:
+        raise error(f"{where}: arrays or objects nested too deeply are not allowed; allowed: fewer than about "
+                    f"{sys.getrecursionlimit():,} levels") from None
+    except ValueError as e:  # _no_constant, _pairs, or an integer past sys.get_int_max_str_digits()
+        text_e = str(e)
+        if "integer string conversion" in text_e or "Exceeds the limit" in text_e:
+            raise error(f"{where}: an integer of more than {sys.get_int_max_str_digits():,} digits is not allowed") \
+                from None
+        raise error(f"{where}: {text_e}") from None
+
+
+# ---------------------------------------------------------------------- YAML
+def count_values(data: Any, limit: int) -> int:
+    """How many values ``data`` holds (every container and scalar, a shared or repeated one once per
+    use, as a reader that walks it sees them), counting stops past ``limit``."""
+    n = 0
+    stack = [data]
+    while stack:
+        v = stack.pop()
+        n += 1
+        if n > limit:
+            return n
+        if isinstance(v, dict):
+            stack.extend(v.keys())
+            stack.extend(v.values())
+        elif isinstance(v, (list, tuple, set)):
+            stack.extend(v)
+    return n
+
+
+def check_yaml_size(data: Any, where: str, error: ErrorClass, limit: int | None = None) -> Any:
+    """``data`` (a loaded YAML document) unless it expands to more than ``limit`` values (default
+    :data:`MAX_YAML_VALUES`)."""
+    limit = MAX_YAML_VALUES if limit is None else limit
+    if count_values(data, limit) > limit:
+        raise error(f"{where}{': ' if where else ''}more than {limit:,} values (each anchor counted once per alias that uses it) is not "
+                    f"allowed; allowed: at most {limit:,}")
+    return data
+
+
+# ---------------------------------------------------------------------- zip archives
+def _npy_bytes(f) -> int | None:
+    """The data size an ``.npy`` stream's header declares (None for an object array, which numpy's
+    ``allow_pickle=False`` refuses itself)."""
+    version = np.lib.format.read_magic(f)
+    if version == (1, 0):
+        shape, _, dtype = np.lib.format.read_array_header_1_0(f)
+    else:
+        shape, _, dtype = np.lib.format.read_array_header_2_0(f)
+    if dtype.hasobject:
+        return None
+    return math.prod(shape) * dtype.itemsize
+
+
+class _Refusal(Exception):
+    """What :func:`check_archive` refuses, raised as the caller's error class once out of ``zipfile``."""
+
+
+def check_archive(path: str | Path, where: str, error: ErrorClass, max_bytes: int | None = None,
+                  max_members: int | None = None) -> None:
+    """Refuse (``error``) a zip archive that is not one, has more than ``max_members`` members, whose
+    members (with the members of a ``.pth`` archive inside it, as torch saves them) decompress to more
+    than ``max_bytes`` together, or holds an ``.npy`` whose header declares more data than its member
+    holds. Reading a member through ``zipfile`` never yields more than its declared size, so the check
+    bounds what a reader of the archive can decompress. Defaults: :data:`MAX_ARCHIVE_BYTES`,
+    :data:`MAX_ARCHIVE_MEMBERS`."""
+    max_bytes = MAX_ARCHIVE_BYTES if max_bytes is None else max_bytes
+    max_members = MAX_ARCHIVE_MEMBERS if max_members is None else max_members
+    try:
+        with zipfile.ZipFile(path) as z:
+            _check_zip(z, where, max_bytes, max_members, 0)
+    except _Refusal as e:
+        raise error(str(e)) from None
+    except zipfile.BadZipFile as e:
+        raise error(f"{where} does not load: not a zip archive ({e})") from None
+    except (OSError, ValueError, EOFError) as e:
+        raise error(f"{where} does not load: {type(e).__name__}: {e}") from None
+
+
+def _check_zip(z: zipfile.ZipFile, where: str, max_bytes: int, max_members: int, total: int) -> int:
+    infos = z.infolist()
+    if len(infos) > max_members:
+        raise _Refusal(f"{where}: {len(infos):,} archive members are not allowed; allowed: at most {max_members:,}")
+    for info in infos:
+        total += info.file_size
+        if total > max_bytes:
+            raise _Refusal(f"{where}: members that decompress to more than {_mib(max_bytes)} (member {info.filename!r} "
+                        f"alone: {info.file_size:,} bytes) are not allowed; allowed: at most {_mib(max_bytes)} "
+                        f"in all")
+    for info in infos:
+        name = info.filename
+        if name.endswith(".npy"):
+            with z.open(info) as f:
+                try:
+                    declared = _npy_bytes(f)
+                except ValueError as e:
+                    raise _Refusal(f"{where}: member {name!r} is not a valid .npy array ({e})") from None
+            if declared is not None and declared > info.file_size:
+                raise _Refusal(f"{where}: member {name!r} declares an array of {declared:,} bytes in {info.file_size:,} "
+                            f"bytes of data; allowed: an array no larger than the data the member holds")
+        elif name.endswith(".pth") and info.file_size:
+            with z.open(info) as f:
+                head = f.read(4)
+            if head == b"PK\x03\x04":  # torch's own zip format: check what torch would decompress from it
+                inner = io.BytesIO(z.read(info))
+                try:
+                    with zipfile.ZipFile(inner) as zi:
+                        total = _check_zip(zi, f"{where} ({name})", max_bytes, max_members, total)
+                except zipfile.BadZipFile as e:
+                    raise _Refusal(f"{where}: member {name!r} is not a valid archive ({e})") from None
+    return total

@@ -1,0 +1,139 @@
+"""The readers every file door goes through (``envs/core/inputs.py``): JSON, YAML sizes and zip
+archives, each refused with the caller's error class and what is allowed, never a bare
+``RecursionError``, a ``ValueError`` from deep inside the standard library, or a reader that runs
+out of memory or time."""
+
+from __future__ import annotations
+
+import io
+import json
+import struct
+import zipfile
+
+import numpy as np
+import pytest
+
+from envs.core.errors import KitchenArenaError
+from envs.core.inputs import (MAX_ARCHIVE_BYTES, check_archive, check_yaml_size, count_values, loads_json,
+                              read_text_file)
+
+
+class Refused(KitchenArenaError):
+    pass
+
+
+# ---------------------------------------------------------------------- JSON
+@pytest.mark.parametrize("text, match", [
+    ("[" * 100_000 + "]" * 100_000, "nested too deeply are not allowed; allowed: fewer than about"),
+    ('{"a":' * 100_000 + "1" + "}" * 100_000, "nested too deeply"),
+    ('{"n": ' + "7" * 5_000 + "}", "an integer of more than 4,300 digits is not allowed"),
+    ('{"x": NaN}', "NaN is not allowed"),
+    ('{"x": -Infinity}', "-Infinity is not allowed"),
+    ('{"k": 1, "k": 2}', "the key 'k' appears twice in one object"),
+    ('{"k": 1', r"not valid JSON \(Expecting .* at line 1 column 8\); damaged"),
+    (None, "NoneType is not allowed; allowed: JSON text"),
+])
+def test_json_that_the_standard_reader_fails_on_or_takes_silently_is_refused(text, match):
+    with pytest.raises(Refused, match=match) as e:
+        loads_json(text, "thing.json", Refused, damaged="; damaged")
+    assert str(e.value).startswith("thing.json: ")
+    assert e.value.__cause__ is None and (e.value.__context__ is None or e.value.__suppress_context__)  # no chain
+
+
+def test_plain_json_reads_as_the_standard_reader_reads_it():
+    text = json.dumps({"a": [1, 2.5, None, True, "x", {"b": []}], "c": 10 ** 30})
+    assert loads_json(text, "t", Refused) == json.loads(text)
+    assert loads_json(text.encode(), "t", Refused) == json.loads(text)
+
+
+# ---------------------------------------------------------------------- text files
+def test_a_text_file_past_the_limit_or_not_utf8_is_refused(tmp_path):
+    p = tmp_path / "meta.json"
+    p.write_text("x" * 101)
+    with pytest.raises(Refused, match="meta: 101 bytes is not allowed; allowed: at most 100 bytes"):
+        read_text_file(p, "meta", Refused, max_bytes=100)
+    assert read_text_file(p, "meta", Refused, max_bytes=101) == "x" * 101
+    p.write_bytes(b"\xff\xfe{}")
+    with pytest.raises(Refused, match="not UTF-8 text"):
+        read_text_file(p, "meta", Refused)
+
+
+# ---------------------------------------------------------------------- YAML expansion
+def test_values_are_counted_once_per_use_as_a_reader_walks_them():
+    leaf = ["x"] * 9
+    assert count_values(leaf, 10**6) == 10
+    shared = [leaf, leaf, leaf]  # what three aliases of one anchor load as
+    assert count_values(shared, 10**6) == 31
+    assert count_values({"a": shared}, 10**6) == 33
+    cycle: list = []
+    cycle.append(cycle)  # YAML can load `&a [*a]`: counting stops at the limit
+    assert count_values(cycle, 50) == 51
+
+
+def test_a_billion_laughs_is_refused_before_it_is_walked():
+    level = ["lol"] * 9
+    for _ in range(9):  # nine levels of nine aliases: 9**10 leaves, a few hundred objects in memory
+        level = [level] * 9
+    with pytest.raises(Refused, match="config.yaml: more than 100,000 values .* allowed: at most 100,000"):
+        check_yaml_size(level, "config.yaml", Refused)
+    small = {"a": [1, 2, 3]}
+    assert check_yaml_size(small, "config.yaml", Refused) is small
+
+
+# ---------------------------------------------------------------------- zip archives
+def _npz(path, **arrays):
+    with open(path, "wb") as f:
+        np.savez_compressed(f, **arrays)
+    return path
+
+
+def test_an_archive_that_decompresses_past_the_limit_is_refused(tmp_path):
+    p = _npz(tmp_path / "a.npz", w0=np.zeros(2 ** 19, np.float32), b0=np.ones(3, np.float32))  # 2 MiB of zeros
+    assert p.stat().st_size < 64 * 1024  # what a zip bomb is: small on disk
+    check_archive(p, "a.npz", Refused)  # the default limit takes it
+    with pytest.raises(Refused, match=r"a.npz: members that decompress to more than 1 MiB \(member 'w0.npy' alone: "
+                                      r"2,097,280 bytes\) are not allowed; allowed: at most 1 MiB in all"):
+        check_archive(p, "a.npz", Refused, max_bytes=1024 * 1024)
+    assert MAX_ARCHIVE_BYTES == 1024 ** 3
+
+
+def test_an_archive_with_too_many_members_is_refused(tmp_path):
+    p = _npz(tmp_path / "m.npz", **{f"a{i}": np.zeros(1) for i in range(4)})
+    check_archive(p, "m.npz", Refused, max_members=4)
+    with pytest.raises(Refused, match="4 archive members are not allowed; allowed: at most 3"):
+        check_archive(p, "m.npz", Refused, max_members=3)
+
+
+def test_an_npy_header_declaring_more_than_its_data_is_refused_before_numpy_allocates_it(tmp_path):
+    buf = io.BytesIO()
+    np.lib.format.write_array_header_1_0(buf, {"descr": "<f4", "fortran_order": False, "shape": (10 ** 9,)})
+    p = tmp_path / "lie.npz"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("w0.npy", buf.getvalue() + struct.pack("<4f", 1, 2, 3, 4))
+    with pytest.raises(Refused, match="member 'w0.npy' declares an array of 4,000,000,000 bytes in 144 bytes of data"):
+        check_archive(p, "lie.npz", Refused)
+    p2 = tmp_path / "bad.npz"
+    with zipfile.ZipFile(p2, "w") as z:
+        z.writestr("w0.npy", b"not an array")
+    with pytest.raises(Refused, match="member 'w0.npy' is not a valid .npy array"):
+        check_archive(p2, "bad.npz", Refused)
+
+
+def test_a_deflated_archive_inside_a_pth_member_counts_towards_the_limit(tmp_path):
+    inner = io.BytesIO()
+    with zipfile.ZipFile(inner, "w", zipfile.ZIP_DEFLATED) as z:  # torch stores; a crafted file need not
+        z.writestr("archive/data/0", bytes(2 * 1024 * 1024))
+    p = tmp_path / "model.zip"
+    with zipfile.ZipFile(p, "w") as z:
+        z.writestr("policy.pth", inner.getvalue())
+    check_archive(p, "model.zip", Refused)
+    with pytest.raises(Refused, match=r"model.zip \(policy.pth\): members that decompress to more than 1 MiB "
+                                      r"\(member 'archive/data/0'"):
+        check_archive(p, "model.zip", Refused, max_bytes=1024 * 1024)
+
+
+def test_a_file_that_is_not_an_archive_is_refused(tmp_path):
+    p = tmp_path / "x.npz"
+    p.write_bytes(b"PK\x03\x04 truncated")
+    with pytest.raises(Refused, match="x.npz does not load: not a zip archive"):
+        check_archive(p, "x.npz", Refused)
