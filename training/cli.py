@@ -666,6 +666,16 @@ def _error(text: str) -> int:
     return 2
 
 
+def _os_error_text(e: OSError) -> str:
+    """An ``OSError`` as one line: what the system said and the path(s) it said it of (cut at 200 characters)."""
+    def cut(path) -> str:
+        text = str(path)
+        return repr(text if len(text) <= 200 else text[:200] + "...")
+
+    paths = [cut(f) for f in (e.filename, e.filename2) if f is not None]
+    return f"{e.strerror or type(e).__name__}" + (f": {' -> '.join(paths)}" if paths else f": {e}")
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
@@ -673,6 +683,8 @@ def main(argv: list[str] | None = None) -> int:
             return args.func(args)
     except KitchenArenaError as e:  # ConfigError, CheckpointError, EnvUnavailableError, bad specs
         return _error(str(e))
+    except OSError as e:  # a path the system refuses (too long, not permitted, not a directory) or a full disk
+        return _error(_os_error_text(e))
     except ModuleNotFoundError as e:  # a module of the train extra, imported on first use
         message = missing_extra_message(e)
         if message is None:

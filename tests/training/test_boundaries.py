@@ -145,6 +145,21 @@ def test_evaluate_refuses_bad_arguments_before_playing(bad, says, toy_registry, 
     assert "| random |" not in out  # nothing was played
 
 
+@pytest.mark.parametrize("argv", [
+    ["train", "--config", "{long}"],
+    ["evaluate", "checkpoint:{long}", "--env", "toy_v0", "--games", "1", "--workers", "1"],
+    ["watch", "--replay", "{long}"],
+], ids=["config", "checkpoint", "replay"])
+def test_a_path_the_system_refuses_is_a_one_line_error_not_a_traceback(argv, toy_registry, capsys):
+    """``OSError`` from the system (here a path name too long for it) ends the command with exit
+    status 2 and one line saying what the system said of which path, cut to 200 characters."""
+    long = "a/" * 3000
+    rc = main([a.replace("{long}", long) for a in argv])
+    err = capsys.readouterr().err
+    assert rc == 2 and err.startswith("error: File name too long: 'a/a/a/") and err.count("\n") == 1, err
+    assert len(err) < 300
+
+
 def test_watch_refuses_bad_delays_and_steps(toy_registry, capsys):
     for bad in (["--delay", "nan"], ["--delay", "-1"], ["--every", "0"]):
         with pytest.raises(SystemExit) as e:
