@@ -26,6 +26,7 @@ import time
 from typing import Any
 
 import envs
+from envs.core.inputs import output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 
@@ -86,6 +87,9 @@ def main(argv: list[str] | None = None) -> int:
                    help="only configurations whose option KEY equals VALUE (repeatable)")
     p.add_argument("--json", help="write the results to this file")
     args = p.parse_args(argv)
+    problem = args.json and output_file_problem(args.json, "--json")
+    if problem:
+        p.error(problem)
     want = {}
     for kv in args.set:
         k, _, v = kv.partition("=")

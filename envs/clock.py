@@ -47,6 +47,7 @@ from typing import Any, Mapping, Sequence
 
 import envs
 from envs.baselines import wilson
+from envs.core.inputs import output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 
@@ -477,6 +478,10 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--timer-seconds applies to Wok Star only (use --game wok_star or all)")
     if args.heuristic_seats != 1 and "frying_master" not in games:
         p.error("--heuristic-seats applies to Frying Master only (use --game frying_master or all)")
+    for flag, target in (("--json", args.json), ("--plot", args.plot)):
+        problem = target and output_file_problem(target, flag, parents_made=True)
+        if problem:
+            p.error(problem)
     if args.plot:
         if Path(args.plot).suffix.lower() != ".png":
             p.error(f"--plot {args.plot!r}: give a .png file name")

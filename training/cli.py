@@ -19,6 +19,7 @@ from pathlib import Path
 
 import envs
 from envs.core.errors import KitchenArenaError
+from envs.core.inputs import output_file_problem
 
 from training import missing_extra_message
 from training.policies import SPEC_HELP
@@ -135,11 +136,9 @@ def _check_outputs(args) -> None:
         target = getattr(args, flag, None)
         if target is None:
             continue
-        p = Path(target)
-        if p.is_dir():
-            raise KitchenArenaError(f"--{flag} {target!r} is a directory; give a file name")
-        if not p.parent.is_dir():
-            raise KitchenArenaError(f"--{flag} {target!r}: the directory {str(p.parent)!r} does not exist")
+        problem = output_file_problem(target, f"--{flag}")
+        if problem:
+            raise KitchenArenaError(problem)
 
 
 def _write_outputs(args, markdown: str, data: dict) -> None:

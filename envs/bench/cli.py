@@ -13,6 +13,7 @@ from envs.bench.errors import Unavailable
 from envs.bench.harness import measure, parallel_driver
 from envs.bench.machine import machine_info, machine_line
 from envs.bench.stats import SPREAD
+from envs.core.inputs import output_file_problem
 
 VECTOR_SIZES = (1, 8, 64)
 PROCESS_GAMES = 64
@@ -65,6 +66,10 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         if getattr(args, name) is not None and getattr(args, name) < 1:
             print(f"error: --{name.replace('_', '-')} must be at least 1", file=sys.stderr)
             return 2
+    problem = args.json and output_file_problem(args.json, "--json")
+    if problem:  # before any measurement, not after the whole run
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
     sink = out or (lambda s: print(s, flush=True))
 
     def emit(s: str = "") -> None:

@@ -137,3 +137,40 @@ def test_a_file_that_is_not_an_archive_is_refused(tmp_path):
     p.write_bytes(b"PK\x03\x04 truncated")
     with pytest.raises(Refused, match="x.npz does not load: not a zip archive"):
         check_archive(p, "x.npz", Refused)
+
+
+# ---------------------------------------------------------------------- output files of the envs commands
+def test_an_output_file_that_cannot_be_written_is_named_before_any_work(tmp_path):
+    from envs.core.inputs import output_file_problem
+
+    assert output_file_problem(str(tmp_path / "x.json"), "--json") is None
+    assert output_file_problem(str(tmp_path), "--json") == f"--json {str(tmp_path)!r} is a directory; give a file name"
+    missing = str(tmp_path / "no" / "x.json")
+    assert output_file_problem(missing, "--json").endswith(f"the directory {str(tmp_path / 'no')!r} does not exist")
+    assert output_file_problem(missing, "--json", parents_made=True) is None
+    long = "a/" * 3000
+    assert output_file_problem(long, "--plot").startswith("--plot 'a/a/") and "File name too long" in \
+        output_file_problem(long, "--plot")
+
+
+@pytest.mark.parametrize("module, argv, makes_dirs", [
+    ("envs.bench.cli", ["--env", "frying_master_v1", "--first", "1", "--games", "1", "--repeats", "1"], False),
+    ("envs.baselines", ["--env", "frying_master_v1", "--games", "1"], False),
+    ("envs.clock", ["--game", "frying_master", "--games", "1"], True),  # makes the --json file's directories
+])
+def test_the_envs_commands_refuse_an_output_file_they_could_not_write_before_measuring(module, argv, makes_dirs,
+                                                                                       tmp_path, capsys):
+    import importlib
+
+    main = importlib.import_module(module).main
+    cases = [("a/" * 3000, "File name too long"), (str(tmp_path), "is a directory; give a file name")]
+    if not makes_dirs:
+        cases.append((str(tmp_path / "no" / "x.json"), f"the directory {str(tmp_path / 'no')!r} does not exist"))
+    for target, says in cases:
+        try:
+            rc = main(argv + ["--json", target])
+        except SystemExit as e:  # argparse's p.error
+            rc = e.code
+        out, err = capsys.readouterr()
+        assert rc == 2 and says in err and "Traceback" not in err, err
+        assert "|" not in out  # no table: nothing was measured
