@@ -184,6 +184,9 @@ class TickParallelEnv(ParallelEnv):
         the previous game's generator carries on (or OS entropy the first
         time). ``options={"snapshot": d}`` restores ``d`` (an engine
         snapshot) instead of dealing."""
+        if options is not None and not isinstance(options, Mapping):
+            raise ConfigError(f"{self.metadata['name']}.reset: options={options!r:.80} is not allowed; allowed: None "
+                              f"or a dict (known key: 'snapshot')")
         options = dict(options or {})
         if seed is not None:
             rng = make_rng(seed)

@@ -24,11 +24,12 @@ from the actions sent (an episode's end, a replaced action) and errors still
 travel through the pipe, and a status word in the block says when to read it.
 The pipe's messages and the semaphore order each process's reads of the
 block after the other's writes. Before anything is sent, the whole batch is
-checked against the current masks: an out-of-range or (with
-``illegal_action="raise"``) illegal action of a live seat raises an
+checked against the current masks: with ``illegal_action="raise"`` an
+out-of-range or illegal action of a live seat raises an
 :class:`~envs.core.errors.IllegalActionError` (a ``ValueError``) naming the
 game, the agent, the action and the legal ones; no game steps and the env
-stays usable. Game ``i`` gets the same seed, and so plays the same game,
+stays usable. With ``"noop"`` it is replaced (and flagged ``illegal_replaced``)
+as in :class:`BatchedEnv` and a single env, an index out of range included. Game ``i`` gets the same seed, and so plays the same game,
 as in a ``BatchedEnv`` of the same size: results do not depend on ``workers``.
 
 Waiting: after answering, a worker polls its pipe for up to ``spin_s`` seconds
@@ -348,7 +349,10 @@ class ProcessBatchedEnv:
         self._not_ready = None
         return self._obs.copy(), self._masks.copy(), [info for p in parts for info in p]
 
-    def _check(self, acts: np.ndarray) -> None:
+    def _check(self, acts: np.ndarray) -> np.ndarray:
+        """``acts`` checked as :class:`BatchedEnv` checks them, as the int64 array the shards read. With
+        ``illegal_action="noop"`` an index out of range (even past int64) becomes -1, which every shard's
+        engine replaces with ``noop`` and flags ``illegal_replaced``, as a single env does."""
         if self._not_ready is not None:
             raise RuntimeError(self._not_ready)
         if acts.shape != (self.num_games, self.num_seats):
@@ -358,10 +362,15 @@ class ProcessBatchedEnv:
             raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
         n = self.n_actions
         flat = acts.reshape(-1)
-        if not self._raise_illegal and flat.min() >= 0 and flat.max() < n:
-            return  # in range is all that "noop" asks here
-        if self._raise_illegal and all_live_legal(self._masks.reshape(-1, n), self._flat_rows, acts, self.alive):
-            return
+        if not self._raise_illegal:
+            if flat.min() >= 0 and flat.max() < n:
+                return acts  # in range is all that "noop" asks here
+            out = (acts < 0) | (acts >= n)
+            clean = np.full(acts.shape, -1, np.int64)
+            clean[~out] = acts[~out]
+            return clean
+        if all_live_legal(self._masks.reshape(-1, n), self._flat_rows, acts, self.alive):
+            return acts
         out = (acts < 0) | (acts >= n)
         wrong = out if not self._raise_illegal else \
             out | (np.take_along_axis(self._masks, np.clip(acts, 0, n - 1)[..., None], -1)[..., 0] == 0)
@@ -373,11 +382,11 @@ class ProcessBatchedEnv:
             why = f"out of range: valid indices are 0..{n - 1}" if out[i, p] else \
                 f"{self._action_names[a]} is not legal now; legal: {legal}"
             raise IllegalActionError(f"game {i}, {self.possible_agents[p]}: action {a} is {why}; no game was stepped")
+        return acts
 
     def step(self, actions: np.ndarray):
         self._usable()
-        acts = np.asarray(actions)
-        self._check(acts)
+        acts = self._check(np.asarray(actions))
         local, block = self._local, self._block
         sl0 = self._slices[0]
         if block is not None:  # the workers read their actions from the block (written before the pipe's message)

@@ -183,6 +183,16 @@ def test_bad_snapshots_raise_and_keep_the_current_game():
     assert env.snapshot() == before
 
 
+@pytest.mark.parametrize("options", ["snapshot", ["snapshot"], 3])
+def test_reset_options_that_are_not_a_dict_are_refused_and_the_game_kept(options):
+    env = toy_parallel_env()
+    env.reset(seed=3)
+    before = env.snapshot()
+    with pytest.raises(ConfigError, match=r"reset: options=.* is not allowed; allowed: None or a dict"):
+        env.reset(seed=4, options=options)
+    assert env.snapshot() == before
+
+
 def test_reset_without_seed_continues_the_same_generator():
     a = toy_parallel_env()
     b = toy_parallel_env()

@@ -216,6 +216,29 @@ def test_an_illegal_action_in_a_worker_shard_is_an_illegal_action_error_and_noth
     _same(ref.step(acts), venv.step(acts))  # nothing had stepped, and the env steps on
 
 
+def test_with_noop_an_out_of_range_action_in_any_shard_is_replaced_as_batched_env_replaces_it(closing):
+    """``illegal_action="noop"``: an index out of range (negative, past the table, past int64) is a
+    ``noop`` flagged ``illegal_replaced`` in every shard, as in :class:`BatchedEnv` and a single env;
+    it used to refuse the whole batch."""
+    kwargs = {**KWARGS, "illegal_action": "noop"}
+    venv = closing(ProcessBatchedEnv(ENV_ID, 4, workers=2, env_kwargs=kwargs))
+    ref = BatchedEnv(ENV_ID, 4, kwargs)
+    a, b = ref.reset(seed=3), venv.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for t in range(12):
+        acts = random_legal_actions(rng, a[1]).astype(np.int64)
+        acts[t % 4, 0], acts[(t + 2) % 4, 1] = venv.n_actions + t, -1 - t  # this process's shard and the worker's
+        a, b = ref.step(acts), venv.step(acts)
+        _same(a, b)
+        assert a[5] == b[5]
+        assert b[5][t % 4]["agents"][venv.possible_agents[0]]["illegal_replaced"] or not venv.alive[t % 4, 0]
+    huge = np.zeros((4, venv.num_seats), np.uint64)
+    huge[3, 0] = 2 ** 64 - 1  # no int64 holds it: the check reads it as out of range, not wrapped
+    a, b = ref.step(np.where(huge > 0, -1, 0)), venv.step(huge)
+    _same(a, b)
+    assert a[5] == b[5]
+
+
 def test_a_worker_that_cannot_build_leaves_no_process_behind(monkeypatch):
     import multiprocessing as mp
 
