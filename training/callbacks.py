@@ -77,9 +77,10 @@ class SelfPlayCallback(BaseCallback):
         self.next_at = 0
         self.pool: list[str] = []
 
-    def restore(self) -> int:
-        """Reload the snapshots saved by an earlier session; returns how many."""
-        for timesteps, actor in self.store.restore():
+    def restore(self, up_to: int | None = None) -> int:
+        """Reload the snapshots saved by an earlier session (none saved after ``up_to`` timesteps, the
+        checkpoint resumed from); returns how many."""
+        for timesteps, actor in self.store.restore(up_to):
             self.pool = self.vec_env.add_snapshot(f"snapshot@{timesteps}", actor.state())
         return len(self.store.saved)
 
@@ -87,7 +88,7 @@ class SelfPlayCallback(BaseCallback):
         """Fill the pool before learning starts (SB3 resets the env before
         ``on_training_start``): the saved snapshots on resume, else the
         learner's initial weights."""
-        if not self.restore():
+        if not self.restore(int(model.num_timesteps)):
             self.add_now(int(model.num_timesteps), model.policy)
         self.next_at = int(model.num_timesteps) + self.every
 

@@ -73,9 +73,12 @@ class SnapshotStore:
             raise CheckpointError(f"{where} does not load: {type(e).__name__}: {e}") from e
         return actor
 
-    def restore(self) -> list[tuple[int, NumpyActor]]:
+    def restore(self, up_to: int | None = None) -> list[tuple[int, NumpyActor]]:
         """The snapshots saved by an earlier session, oldest first (verified against ``pool.json``;
-        every one before any is returned)."""
+        every one before any is returned). ``up_to``: the timesteps of the checkpoint the run resumes
+        from; a snapshot saved after it (by a session that stopped before its next checkpoint) is
+        left out with a warning, so the resumed run never plays against a policy from its own future
+        (its file is replaced when the run gets there again)."""
         from training.checkpoints import CheckpointError
 
         if not self.pool_dir or not self.pool_dir.is_dir():
@@ -92,7 +95,15 @@ class SnapshotStore:
                                       f"with their SHA-256; refusing unverified snapshots (delete the directory to "
                                       f"restart the pool from the checkpoint's weights)")
             return []
-        entries = sorted(self._read_index(), key=lambda e: e["timesteps"])[-self.pool_size:]
+        entries = sorted(self._read_index(), key=lambda e: e["timesteps"])
+        if up_to is not None:
+            later = [e["file"] for e in entries if e["timesteps"] > up_to]
+            if later:
+                warnings.warn(f"self-play pool {str(self.pool_dir)!r}: {', '.join(later)} were saved after the "
+                              f"checkpoint this run resumes from ({up_to:,} timesteps), by a session that stopped "
+                              f"before its next checkpoint; they are left out of the pool", UserWarning, stacklevel=3)
+            entries = [e for e in entries if e["timesteps"] <= up_to]
+        entries = entries[-self.pool_size:]
         actors = [(int(e["timesteps"]), self._load(e)) for e in entries]
         self.saved = list(entries)
         return actors

@@ -643,7 +643,8 @@ def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, ove
         enc = SeatEncoder.for_env(plan.env_spec.make(), plan.settings.normalize)
         store = SnapshotStore(run_dir / "pool", sp["pool_size"], enc.size, enc.n_actions)
         if resumed is not None:
-            restored = [(f"snapshot@{n}", a.state()) for n, a in store.restore()]  # verified before Ray starts
+            restored = [(f"snapshot@{n}", a.state())  # verified before Ray starts
+                        for n, a in store.restore(int(resumed["timesteps"]))]
     if resumed is not None and resumed.get("optimizer_file"):
         ck.contained_file(ckpt_dir, resumed["optimizer_file"], "optimizer file")
     log(plan.describe())

@@ -359,6 +359,32 @@ def test_a_resumed_run_records_the_hyperparameters_its_model_was_rebuilt_with(re
     assert (model.n_steps, model.ent_coef) == (before["n_steps"], before["ent_coef"])
 
 
+def test_a_pool_snapshot_saved_after_the_checkpoint_is_left_out_on_resume(resumable_run, toy_registry, tmp_path,
+                                                                         capsys):
+    """A session that stopped between a pool snapshot and its next checkpoint leaves a snapshot from
+    the resumed run's future: it is left out (with a warning naming it), never played against."""
+    from training.pool import SnapshotStore
+
+    cfg, ck, pool = _resume_copy(resumable_run, tmp_path)
+    at = read_metadata(ck)["timesteps"]
+    index = json.loads((pool / "pool.json").read_text())
+    newest = index["snapshots"][-1]
+    later = f"snapshot_{10 ** 6}.npz"
+    shutil.copy(pool / newest["file"], pool / later)
+    index["snapshots"].append({"file": later, "timesteps": 10 ** 6, "sha256": newest["sha256"]})
+    (pool / "pool.json").write_text(json.dumps(index))
+    store = SnapshotStore(pool, 10, 0, 0)
+    store._load = lambda entry: entry["file"]  # the selection alone
+    assert [n for n, _ in store.restore()][-1] == 10 ** 6
+    with pytest.warns(UserWarning, match=rf"{later} were saved after the checkpoint this run resumes from "
+                                         rf"\({at:,} timesteps\)"):
+        assert max(n for n, _ in store.restore(at)) <= at
+    with pytest.warns(UserWarning, match=rf"{later} were saved after the checkpoint"):
+        rc, out = _run(["train", "--config", str(cfg), "--resume", "--quiet"], capsys)
+    assert rc == 0, out
+    assert later not in [e["file"] for e in json.loads((pool / "pool.json").read_text())["snapshots"]]
+
+
 @pytest.mark.parametrize("change, message", [
     (lambda e: e.__setitem__("sha256", "0" * 64), "corrupt or was modified"),
     (lambda e: e.__setitem__("file", "../snapshot_512.npz"), "is not allowed"),
