@@ -331,11 +331,19 @@ def _drafter_model(model_cls, kind: str, env_spec: EnvSpec, raw: Any):
 
 
 def spec_checker(text: str) -> str | None:
-    """For config schemas: None if ``text`` parses, else the problem."""
+    """For config schemas: None if ``text`` parses and may be named in a config, else the problem. A
+    text agent may not: it imports and calls the Python code it names, and a config is a file that
+    may come from anywhere (nothing a file names is executed; give a text agent on the command line
+    of ``evaluate``, ``tournament``, ``watch`` or ``play``, or build the seat in Python)."""
     try:
-        parse_spec(text)
+        spec = parse_spec(text)
     except ConfigError as e:
         return str(e)
+    if spec.kind == "text":
+        return (f"policy spec {text!r}: a text agent imports and runs the code it names, so a config cannot "
+                f"name one (nothing a file names is executed); allowed in a config: random, heuristic, noop, "
+                f"checkpoint:DIR, planner; give a text agent on the command line (evaluate, tournament, watch, "
+                f"play) or in Python")
     return None
 
 

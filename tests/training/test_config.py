@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 
 import pytest
+import yaml
 
 import envs
 from envs.core.errors import ConfigError
@@ -160,6 +161,32 @@ def test_anchors_and_aliases_within_the_limit_still_work(tmp_path, toy_registry)
                  "evaluation: {sweep: {players: &ps [2, 3]}}\nalgorithm: {net_arch: *ps}\n")
     cfg = load_config(p)
     assert cfg["description"] == "anchors" and cfg["algorithm"]["net_arch"] == [2, 3]
+
+
+@pytest.mark.parametrize("where", ["seats.others", "evaluation.against", "pretrain.teacher"])
+def test_a_config_never_names_a_text_agent_whose_module_it_would_import(tmp_path, capsys, monkeypatch, where):
+    """A text agent imports and calls the code it names: a config (a file from anywhere) naming one
+    is refused before anything runs, and the module it names is never imported."""
+    from training.cli import main
+
+    mod = "planted_" + where.replace(".", "_")  # a module of its own per case: an import runs its body once
+    (tmp_path / f"{mod}.py").write_text(f"open({str(tmp_path / 'PAYLOAD_RAN')!r}, 'w').write('ran')\n"
+                                              f"def f(prompt):\n    return 'noop'\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    spec = f"text:{mod}:f"
+    value = {"seats.others": f"{{'{spec}': 1.0}}", "evaluation.against": f"['{spec}']",
+             "pretrain.teacher": f"'{spec}'"}[where]
+    p = tmp_path / "c.yaml"
+    p.write_text(yaml.safe_dump(toy_config(tmp_path)))
+    with pytest.raises(ConfigError, match=r"a text agent imports and runs the code it names, so a config cannot "
+                                          r"name one"):
+        load_config(p, [f"{where}={value}"])
+    assert main(["train", "--config", str(p), "--set", f"{where}={value}", "--dry-run"]) == 2
+    assert "a config cannot name one" in capsys.readouterr().err
+    assert not (tmp_path / "PAYLOAD_RAN").exists()
+    assert main(["evaluate", spec, "--env", "frying_master_v1", "--env-set", "players=2", "--games", "1",
+                 "--workers", "1"]) == 0  # on the command line: the user's own choice
+    assert (tmp_path / "PAYLOAD_RAN").exists()
 
 
 def test_embedded_default_is_a_small_two_player_frying_master_run_from_scratch():
