@@ -76,9 +76,14 @@ class DataError(KitchenArenaError):
     """A card data file that does not match the rulebook's component counts."""
 
 
+#: How much of a text reply an :class:`ActionParseError` quotes (the ``text`` field keeps all of it).
+QUOTE_CHARS = 200
+
+
 class ActionParseError(KitchenArenaError):
     """A text reply (a person's input, a language model's answer) that names no
-    legal action. The message quotes the text and lists the legal names;
+    legal action. The message quotes the text (its first :data:`QUOTE_CHARS`
+    characters) and lists the legal names;
     ``agent``, ``text`` and ``legal`` (the legal names, in index order) are
     kept as fields."""
 
@@ -98,7 +103,9 @@ class ActionParseError(KitchenArenaError):
         self.legal = list(legal or [])
         self.reason = reason
         why = f" ({reason})" if reason else ""
-        msg = (f"{agent}: {str(text)!r} is not a legal action{why}; give the index or the exact name of one "
+        said = str(text)
+        quoted = repr(said) if len(said) <= QUOTE_CHARS else f"{said[:QUOTE_CHARS]!r}... ({len(said):,} characters)"
+        msg = (f"{agent}: {quoted} is not a legal action{why}; give the index or the exact name of one "
                f"of the legal actions: [{', '.join(self.legal)}]")
         super().__init__(msg)
 

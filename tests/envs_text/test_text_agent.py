@@ -47,6 +47,24 @@ def test_a_good_reply_is_played_at_once(env_id):
 
 
 @pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_a_long_bad_reply_is_quoted_in_part_and_kept_whole(env_id):
+    """A person's pasted text or a model's long answer: the error (and so a text agent's next prompt)
+    quotes its first 200 characters and says how long it was; the error keeps all of it."""
+    from envs.core.errors import ActionParseError
+
+    env, agent, legal = _decision_state(env_id)
+    reply = "I think " + "very " * 2000 + "hard"
+    with pytest.raises(ActionParseError) as e:
+        parse_action(env, agent, reply)
+    assert e.value.text == reply
+    assert f"{reply[:200]!r}... ({len(reply):,} characters) is not a legal action" in str(e.value)
+    assert len(str(e.value)) < 400 + sum(len(n) + 2 for _, n in legal)
+    short = "nothing legal"
+    with pytest.raises(ActionParseError, match=f"{short!r} is not a legal action"):
+        parse_action(env, agent, short)
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
 def test_a_bad_reply_is_retried_with_the_error_appended(env_id):
     env, agent, legal = _decision_state(env_id)
     pol = make_policy(f"text:{MOD}:bad_then_good", EnvSpec.resolve(env_id))
