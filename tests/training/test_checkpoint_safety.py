@@ -89,6 +89,17 @@ def _rewrite_zip(path: Path, change) -> None:
             z.writestr(n, data)
 
 
+def _put_pth(ck: Path, name: str, state: dict) -> None:
+    """``model.zip`` with ``name`` set to ``torch.save(state)`` (added or replaced), hashes updated."""
+    def change(entries):
+        buf = io.BytesIO()
+        torch.save(state, buf)
+        entries[name] = buf.getvalue()
+
+    _rewrite_zip(ck / "model.zip", change)
+    _rehash(ck)
+
+
 def plant_in_model_data(ck: Path, marker: Path) -> None:
     """A cloudpickle-serialized value in model.zip's ``data`` JSON (SB3's ':serialized:' form)."""
     def change(entries):
@@ -189,13 +200,7 @@ def test_python_api_refuses_a_pickle_in_policy_pth(toy_checkpoint, toy_registry,
 def test_model_zip_holds_only_the_policy_and_optimizer_state_dicts(toy_checkpoint, toy_registry, tmp_path):
     ck = _copy(toy_checkpoint, tmp_path / "ck")
 
-    def add(entries):
-        buf = io.BytesIO()
-        torch.save({"x": torch.zeros(1)}, buf)
-        entries["lr_schedule.pth"] = buf.getvalue()
-
-    _rewrite_zip(ck / "model.zip", add)
-    _rehash(ck)
+    _put_pth(ck, "lr_schedule.pth", {"x": torch.zeros(1)})
     with pytest.raises(CheckpointError, match=r"holds the state dicts .*lr_schedule.*allowed: exactly \['policy', "
                                               r"'policy.optimizer'\]"):
         load_checkpoint(ck)
@@ -590,13 +595,7 @@ def test_archives_that_decompress_past_the_limit_are_refused_before_they_are_rea
         np.savez_compressed(f, **arrays, pad=np.zeros(2 ** 19, np.float32))
     assert (ck / "actor.npz").stat().st_size < 64 * 1024
 
-    def inflate(entries):
-        buf = io.BytesIO()
-        torch.save({"w": torch.zeros(2 ** 19)}, buf)
-        entries["policy.pth"] = buf.getvalue()
-
-    _rewrite_zip(ck / "model.zip", inflate)
-    _rehash(ck)
+    _put_pth(ck, "policy.pth", {"w": torch.zeros(2 ** 19)})
     with pytest.raises(CheckpointError, match=r"actor.npz does not load: ValueError: actor.npz: members that "
                                               r"decompress to more than 1 MiB \(member 'pad.npy'"):
         load_actor(ck)
