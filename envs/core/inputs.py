@@ -156,8 +156,8 @@ def check_yaml_size(data: Any, where: str, error: ErrorClass, limit: int | None 
     :data:`MAX_YAML_VALUES`)."""
     limit = MAX_YAML_VALUES if limit is None else limit
     if count_values(data, limit) > limit:
-        raise error(f"{where}{': ' if where else ''}more than {limit:,} values (each anchor counted once per alias that uses it) is not "
-                    f"allowed; allowed: at most {limit:,}")
+        raise error(f"{where}{': ' if where else ''}more than {limit:,} values (each anchor counted once per alias "
+                    f"that uses it) is not allowed; allowed: at most {limit:,}")
     return data
 
 
@@ -203,13 +203,14 @@ def check_archive(path: str | Path, where: str, error: ErrorClass, max_bytes: in
 def _check_zip(z: zipfile.ZipFile, where: str, max_bytes: int, max_members: int, total: int) -> int:
     infos = z.infolist()
     if len(infos) > max_members:
-        raise _Refusal(f"{where}: {len(infos):,} archive members are not allowed; allowed: at most {max_members:,}")
+        raise _Refusal(f"{where}: {len(infos):,} archive members are not allowed; allowed: at most "
+                       f"{max_members:,}")
     for info in infos:
         total += info.file_size
         if total > max_bytes:
-            raise _Refusal(f"{where}: members that decompress to more than {_mib(max_bytes)} (member {info.filename!r} "
-                        f"alone: {info.file_size:,} bytes) are not allowed; allowed: at most {_mib(max_bytes)} "
-                        f"in all")
+            raise _Refusal(f"{where}: members that decompress to more than {_mib(max_bytes)} (member "
+                           f"{info.filename!r} alone: {info.file_size:,} bytes) are not allowed; allowed: at most "
+                           f"{_mib(max_bytes)} in all")
     for info in infos:
         name = info.filename
         if name.endswith(".npy"):
@@ -219,16 +220,17 @@ def _check_zip(z: zipfile.ZipFile, where: str, max_bytes: int, max_members: int,
                 except ValueError as e:
                     raise _Refusal(f"{where}: member {name!r} is not a valid .npy array ({e})") from None
             if declared is not None and declared > info.file_size:
-                raise _Refusal(f"{where}: member {name!r} declares an array of {declared:,} bytes in {info.file_size:,} "
-                            f"bytes of data; allowed: an array no larger than the data the member holds")
+                raise _Refusal(f"{where}: member {name!r} declares an array of {declared:,} bytes in "
+                               f"{info.file_size:,} bytes of data; allowed: an array no larger than the data the "
+                               f"member holds")
         elif name.endswith(".pth") and info.file_size:
             with z.open(info) as f:
                 head = f.read(4)
             if head == b"PK\x03\x04":  # torch's own zip format: check what torch would decompress from it
                 inner = io.BytesIO(z.read(info))
                 try:
-                    with zipfile.ZipFile(inner) as zi:
-                        total = _check_zip(zi, f"{where} ({name})", max_bytes, max_members, total)
+                    with zipfile.ZipFile(inner) as zi:  # counted as what it holds, not twice
+                        total = _check_zip(zi, f"{where} ({name})", max_bytes, max_members, total - info.file_size)
                 except zipfile.BadZipFile as e:
                     raise _Refusal(f"{where}: member {name!r} is not a valid archive ({e})") from None
     return total

@@ -29,8 +29,9 @@ out-of-range or illegal action of a live seat raises an
 :class:`~envs.core.errors.IllegalActionError` (a ``ValueError``) naming the
 game, the agent, the action and the legal ones; no game steps and the env
 stays usable. With ``"noop"`` it is replaced (and flagged ``illegal_replaced``)
-as in :class:`BatchedEnv` and a single env, an index out of range included. Game ``i`` gets the same seed, and so plays the same game,
-as in a ``BatchedEnv`` of the same size: results do not depend on ``workers``.
+as in :class:`BatchedEnv` and a single env, an index out of range included.
+Game ``i`` gets the same seed, and so plays the same game, as in a
+``BatchedEnv`` of the same size: results do not depend on ``workers``.
 
 Waiting: after answering, a worker polls its pipe for up to ``spin_s`` seconds
 before it blocks, and this process polls each worker's semaphore (a reset's
