@@ -166,3 +166,20 @@ class ConfigSpec:
             doc = o.doc.replace("|", "\\|")
             lines.append(f"| `{o.name}` | `{o.default!r}` | {o.allowed_text()} | {doc} |")
         return "\n".join(lines)
+
+
+#: The option of every real-time game (one step stands for this much table time): the env's and its
+#: rules engine's (``GameEngine.OPTIONS``).
+REALTIME_OPTIONS = ConfigSpec(
+    "core",
+    [Option("seconds_per_tick", 1.0, "seconds of table time one step stands for", kind="float", low=0.25, high=10.0)],
+)
+
+
+def engine_options(owner: str, game_options: ConfigSpec, realtime: bool, not_rules: Iterable[str] = ()) -> ConfigSpec:
+    """The options a game's rules engine is configured with: the game's own options but ``not_rules``
+    (the observation's or the rendering's only), and ``seconds_per_tick`` for a real-time game."""
+    skip = set(not_rules)
+    spec = ConfigSpec(owner, [o for o in game_options.options.values() if o.name not in skip])
+    return spec + REALTIME_OPTIONS if realtime else spec
+

@@ -31,7 +31,8 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
-from envs.core.errors import IllegalActionError, SnapshotError
+from envs.core.config import ConfigSpec
+from envs.core.errors import ConfigError, IllegalActionError, SnapshotError
 from envs.core.inputs import loads_json
 from envs.core.seeding import make_rng, rng_from_dict, rng_to_dict
 from envs.core.tables import ActionTable
@@ -82,16 +83,37 @@ class GameEngine(ABC):
     #: True when ``load_state_dict`` keeps no reference into the dict it is given (it builds every
     #: container afresh): ``from_dict`` then skips its defensive deep copy (faster ``clone()``).
     LOAD_BUILDS_FRESH_STATE: ClassVar[bool] = False
+    #: The options an engine's config holds, with their defaults and allowed values
+    #: (:func:`envs.core.config.engine_options`); None: the config is taken as given.
+    OPTIONS: ClassVar[ConfigSpec | None] = None
 
     # ------------------------------------------------------------------ construction
     def __init__(self, config: Mapping[str, Any], rng: np.random.Generator):
+        """A fresh game of a complete, checked ``config`` (what an env gives its engine; see :meth:`new`)."""
         self._init_common(dict(config), rng, 0)
         self._setup()
 
     @classmethod
-    def new(cls, config: Mapping[str, Any], seed: int | None = None) -> "GameEngine":
-        """A fresh game with a generator seeded by ``seed``."""
-        return cls(config, make_rng(seed))
+    def new(cls, config: Mapping[str, Any] | None = None, seed: int | None = None) -> "GameEngine":
+        """A fresh game with a generator seeded by ``seed``, of ``config`` completed and checked by
+        :meth:`resolve_config` (an option left out takes its default)."""
+        return cls(cls.resolve_config(config), make_rng(seed))
+
+    @classmethod
+    def resolve_config(cls, config: Mapping[str, Any] | None = None) -> dict:
+        """``config`` with every option of :attr:`OPTIONS`, a left-out one at its default; an unknown
+        option, a value not allowed or a combination the rules exclude is a ``ConfigError`` naming it
+        and what is allowed (before anything is built)."""
+        if config is not None and not isinstance(config, Mapping):
+            raise ConfigError(f"{cls.__name__}: a config must be a dict of options, got {type(config).__name__}")
+        if cls.OPTIONS is None:
+            return dict(config or {})
+        full = dict(cls.OPTIONS.resolve(config))
+        try:
+            cls.check_config(full)
+        except SnapshotError as e:  # the snapshot check's words, said of a config
+            raise ConfigError(f"{cls.__name__}: {str(e).removeprefix('snapshot field ')}") from None
+        return full
 
     def _init_common(self, config: dict, rng: np.random.Generator, tick: int) -> None:
         self.config = config

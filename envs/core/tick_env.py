@@ -45,7 +45,7 @@ import numpy as np
 from gymnasium import logger, spaces
 from pettingzoo import ParallelEnv
 
-from envs.core.config import ConfigSpec, Option
+from envs.core.config import REALTIME_OPTIONS, ConfigSpec, Option
 from envs.core.encoding import Encoder
 from envs.core.engine import GameEngine
 from envs.core.errors import ActionFormatError, ConfigError, SnapshotError
@@ -80,10 +80,6 @@ INFO_KEYS: tuple[str, ...] = ("tick", "action", "blocked", "illegal_replaced")
 #: Options that change how the env talks, not the game (training leaves them out of a checkpoint's config).
 INTERFACE_OPTIONS: tuple[str, ...] = ("render_mode", "infos", "mask_in_infos")
 
-REALTIME_OPTIONS = ConfigSpec(
-    "core",
-    [Option("seconds_per_tick", 1.0, "seconds of table time one step stands for", kind="float", low=0.25, high=10.0)],
-)
 
 
 class TickParallelEnv(ParallelEnv):
@@ -106,8 +102,11 @@ class TickParallelEnv(ParallelEnv):
 
     @classmethod
     def engine_config_of(cls, config: Mapping[str, Any]) -> dict:
-        """The part of the env config the rules engine sees."""
-        keys = list(cls.game_options.names()) + (["seconds_per_tick"] if cls.realtime else [])
+        """The part of the env config the rules engine sees: the options its ``OPTIONS`` declares (an
+        engine that declares none: the game's options, and ``seconds_per_tick`` in real time)."""
+        declared = cls.engine_cls.OPTIONS
+        keys = declared.names() if declared is not None else \
+            list(cls.game_options.names()) + (["seconds_per_tick"] if cls.realtime else [])
         return {k: config[k] for k in keys}
 
     def __init__(self, **kwargs: Any):

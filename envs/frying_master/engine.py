@@ -37,12 +37,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from envs.core.config import engine_options
 from envs.core.decks import Deck
 from envs.core.engine import StepResult, TickEngine
 from envs.core.tables import ActionTable
 from envs.frying_master.actions import action_index, build_action_table, table_spatulas
 from envs.frying_master.cards import catalog
 from envs.frying_master.legality import compute_masks, is_legal, mask_plan, why_illegal
+from envs.frying_master.options import GAME_OPTIONS
 from envs.frying_master.public import PublicView, SeatView, build_view
 from envs.frying_master.rules import how_to_play, setup
 from envs.frying_master.rules.end_of_round import countdown_ticks, end_countdown_tick, end_play_tick, end_round
@@ -55,6 +57,7 @@ _UIDS = itertools.count()
 
 class FryingMasterEngine(TickEngine):
     ENGINE_NAME = "frying_master"
+    OPTIONS = engine_options("FryingMasterEngine", GAME_OPTIONS, realtime=True)
     SNAPSHOT_VERSION = 1
     LOAD_BUILDS_FRESH_STATE = True  # snapshot.check_state builds every container it keeps afresh
 

@@ -42,6 +42,7 @@ from typing import Any, ClassVar, Mapping
 
 import numpy as np
 
+from envs.core.config import engine_options
 from envs.core.engine import StepResult, TickEngine
 from envs.core.seeding import copy_rng
 from envs.core.tables import ActionTable
@@ -49,13 +50,14 @@ from envs.waroong_wars import legality, public
 from envs.waroong_wars import snapshot as snapshot_checks
 from envs.waroong_wars.actions import action_index
 from envs.waroong_wars.cards import load_catalog
-from envs.waroong_wars.options import check_variants
+from envs.waroong_wars.options import GAME_OPTIONS, NOT_RULES, check_variants
 from envs.waroong_wars.rules import characters, cleanup, cooking, customers, scoring, setup, shopping
 from envs.waroong_wars.snapshot import STATE_KEYS
 
 
 class WaroongEngine(TickEngine):
     ENGINE_NAME: ClassVar[str] = "waroong_wars"
+    OPTIONS = engine_options("WaroongEngine", GAME_OPTIONS, realtime=False, not_rules=NOT_RULES)
     SNAPSHOT_VERSION: ClassVar[int] = 2  # 2 (v1): cooked_supplements, mbok_exchanges, thefts
     LOAD_BUILDS_FRESH_STATE: ClassVar[bool] = True  # snapshot.check_state returns fresh lists for every field
 

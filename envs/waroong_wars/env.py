@@ -14,7 +14,7 @@ from envs.core.aec_env import TickAECEnv
 from envs.core.tick_env import TickParallelEnv
 from envs.waroong_wars.encoding import WaroongEncoder
 from envs.waroong_wars.engine import WaroongEngine
-from envs.waroong_wars.options import GAME_OPTIONS, NOT_RULES, OBSERVATION_ONLY, check_variants
+from envs.waroong_wars.options import GAME_OPTIONS, OBSERVATION_ONLY, check_variants
 from envs.waroong_wars.render import render_table
 
 
@@ -39,10 +39,6 @@ class WaroongWarsEnv(TickParallelEnv):
     # The largest bound of any configuration (5 players, round_limit 40): a safety net only.
     default_max_ticks = max_steps_bound(5, 40, 30)
     observation_options = OBSERVATION_ONLY
-
-    @classmethod
-    def engine_config_of(cls, config: Mapping[str, Any]) -> dict:
-        return {k: config[k] for k in cls.game_options.names() if k not in NOT_RULES}
 
     def make_encoder(self) -> WaroongEncoder:
         """The encoder of the engine config plus the observation-only options (``own_picks``)."""

@@ -21,12 +21,14 @@ from typing import Any, Mapping
 
 import numpy as np
 
+from envs.core.config import engine_options
 from envs.core.engine import NOOP, StepResult, TickEngine
 from envs.core.seeding import copy_rng
 from envs.wok_star import legality
 from envs.wok_star.actions import build_action_table
 from envs.wok_star.cards import is_event_card, load_data
 from envs.wok_star.legality import DECISION_PHASES, KITCHEN_PHASES
+from envs.wok_star.options import GAME_OPTIONS
 from envs.wok_star.public import PublicView, build_public_table
 from envs.wok_star.rules import (ACTIONS, closed_for_business, daily_accounting, next_day_prep, open_for_business,
                                  player_powers, setup, wash_the_dishes)
@@ -64,6 +66,7 @@ def _table_index(n: int) -> tuple[dict, list]:
 
 class WokStarEngine(TickEngine):
     ENGINE_NAME = "wok_star"
+    OPTIONS = engine_options("WokStarEngine", GAME_OPTIONS, realtime=True)
     LOAD_BUILDS_FRESH_STATE = True  # snapshot.check_state returns fresh copies of every field
     SNAPSHOT_VERSION = 1
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import copy
 import io
 import pickle
+import re
 import subprocess
 import sys
 import textwrap
@@ -409,3 +410,37 @@ def test_a_joint_action_that_is_not_a_dict_is_a_clear_error(env_id):
             env.step(bad)
         assert isinstance(err.value, TypeError) and isinstance(err.value, ValueError)
     assert env.snapshot() == snap
+
+
+# ---------------------------------------------------------------------- the rules engine used directly
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_an_engine_built_with_new_takes_the_env_defaults_and_checks_its_config(env_id):
+    """``Engine.new(config, seed)``, the rules engine without PettingZoo (planners, replays, tests):
+    an option left out takes the env's default, so ``new({}, seed)`` deals the game a default env
+    deals with that seed; a bad, unknown or excluded option is a ConfigError naming it (it was a bare
+    KeyError from deep inside the engine)."""
+    mod = envs.get_env_module(env_id)
+    env = mod.parallel_env()
+    env.reset(seed=5)
+    cls = type(env.unwrapped.engine)
+    assert cls.new({}, seed=5).to_dict() == env.unwrapped.engine.to_dict()
+    players = mod.TEST_CONFIGURATIONS[-1].get("players")
+    if players is not None:
+        twin = mod.parallel_env(players=players)
+        twin.reset(seed=6)
+        assert cls.new({"players": players}, seed=6).to_dict() == twin.unwrapped.engine.to_dict()
+    for bad, says in (({"players": 99}, "option players=99 is not allowed; allowed: one of"),
+                      ({"players": "2"}, "option players='2' is not allowed"),
+                      ({"render_mode": "ansi"}, "unknown option(s) 'render_mode'; allowed options: players"),
+                      (["players"], "a config must be a dict of options, got list")):
+        with pytest.raises(ConfigError, match=re.escape(f"{cls.__name__}: {says}")):
+            cls.new(bad, seed=0)
+
+
+def test_an_engine_config_the_rules_exclude_is_refused_by_new():
+    from envs.waroong_wars.engine import WaroongEngine
+
+    with pytest.raises(ConfigError, match="WaroongEngine: .*plain_mode"):
+        WaroongEngine.new({"plain_mode": True, "character_mode": True}, seed=0)
+    with pytest.raises(ConfigError, match="unknown option\\(s\\) 'own_picks'"):  # the observation's, not the rules'
+        WaroongEngine.new({"own_picks": True}, seed=0)
