@@ -80,6 +80,9 @@ SCHEMA = Section("config", {
         "workers": Key(Number(integer=True, low=1, high=64), 2,
                        "processes stepping the env copies, the main process included (1: only the main process)"),
         "torch_threads": Key(Number(integer=True, low=1, high=64), 1, "torch threads of the main process"),
+        "worker_timeout_s": Key(Number(low=0, low_exclusive=True, allow_none=True), None,
+                                "seconds a worker process may take to answer one step or reset before it is stopped "
+                                "and the run ends with an error naming it (null: no limit; the SB3 backend's bridge)"),
         "normalize_observations": Key(Flag(), True, "rescale observations to [0, 1] by the env's declared bounds"),
         "reward": Key(OneOf(("auto", "team", "own")), "auto",
                       "team: mean of every seat's reward; own: the seat's reward; auto: team if cooperative else own"),

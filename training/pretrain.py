@@ -119,15 +119,15 @@ def collection_settings(settings: BridgeSettings, teacher: str) -> BridgeSetting
 
 def collect(settings: BridgeSettings, teacher: str, samples: int, n_copies: int, workers: int, seed: int,
             gamma: float, progress: bool = False, student: dict | None = None,
-            teacher_share: float = 1.0) -> Demonstrations:
+            teacher_share: float = 1.0, timeout_s: float | None = None) -> Demonstrations:
     """``samples`` learner samples labelled by ``teacher`` (see the module
     docstring). With a ``student`` (a NumpyActor state) the student plays the
     learner seats (the teacher with probability ``teacher_share``) and the
-    teacher only labels: a DAgger round."""
+    teacher only labels: a DAgger round. ``timeout_s``: the bridge's (``training.worker_timeout_s``)."""
     from training.vec_env import MultiAgentVecEnv
 
     t0 = time.perf_counter()
-    venv = MultiAgentVecEnv(collection_settings(settings, teacher), n_copies, workers)
+    venv = MultiAgentVecEnv(collection_settings(settings, teacher), n_copies, workers, timeout_s=timeout_s)
     try:
         if student is not None:
             venv.set_student(student)
@@ -307,7 +307,7 @@ def pretrain(model, settings: BridgeSettings, cfg: dict, log: Callable[[str], No
     gamma = cfg["algorithm"]["gamma"]
     log(f"behaviour cloning: collecting {p['steps']:,} samples of {p['teacher']} play ...")
     demos = collect(settings, p["teacher"], p["steps"], t["env_copies"], t["workers"],
-                    t["seed"] + COLLECT_SEED_OFFSET, gamma, t["progress_bar"])
+                    t["seed"] + COLLECT_SEED_OFFSET, gamma, t["progress_bar"], timeout_s=t["worker_timeout_s"])
     decisions = float(np.mean(demos.decisions())) if len(demos) else 0.0
     log(f"  {len(demos):,} samples ({decisions:.0%} decisions) from {demos.games} finished games in "
         f"{demos.seconds:.0f} s; teacher win rate {demos.teacher_win_rate:.1%}")
@@ -324,7 +324,8 @@ def pretrain(model, settings: BridgeSettings, cfg: dict, log: Callable[[str], No
         student = NumpyActor.from_sb3_policy(model.policy).state()
         log(f"DAgger round {r}/{p['dagger_rounds']}: the clone plays {p['dagger_steps']:,} steps, the teacher labels ...")
         new = collect(settings, p["teacher"], p["dagger_steps"], t["env_copies"], t["workers"],
-                      t["seed"] + COLLECT_SEED_OFFSET + 1009 * r, gamma, t["progress_bar"], student, p["dagger_teacher_share"])
+                      t["seed"] + COLLECT_SEED_OFFSET + 1009 * r, gamma, t["progress_bar"], student, p["dagger_teacher_share"],
+                      timeout_s=t["worker_timeout_s"])
         choice = new.decisions()
         on_policy = float(np.mean(new.played[choice] == new.actions[choice])) if choice.any() else float("nan")
         log(f"  the clone won {new.teacher_win_rate:.1%} of {new.games} games and agreed with the teacher on "

@@ -80,6 +80,8 @@ UNSUPPORTED = {
     "training.device": "the RLlib backend learns on the CPU only",
     "training.action_sampler": "RLlib's PPO draws its actions with its own distribution classes",
     "training.init_from": "starting from an SB3 checkpoint's weights is the SB3 backend's (its module is another network)",
+    "training.worker_timeout_s": "it stops the SB3 bridge's worker processes; RLlib's env runners have their own "
+                                 "timeouts",
 }
 
 
@@ -111,6 +113,8 @@ def check_supported(cfg: dict, plan: Any, resume: bool = False, address: str | N
         refuse("training.device", t["device"], UNSUPPORTED["training.device"])
     if t["action_sampler"] != "exact":
         refuse("training.action_sampler", t["action_sampler"], UNSUPPORTED["training.action_sampler"])
+    if t["worker_timeout_s"] is not None:
+        refuse("training.worker_timeout_s", t["worker_timeout_s"], UNSUPPORTED["training.worker_timeout_s"])
     if resume and ck.is_checkpoint(plan.checkpoint_dir):
         meta = ck.read_metadata(plan.checkpoint_dir)
         if meta["algorithm"] != ALGORITHM:

@@ -464,7 +464,8 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     t = cfg["training"]
     torch.set_num_threads(t["torch_threads"])
     log(plan.describe())
-    venv = VecMonitor(MultiAgentVecEnv(plan.settings, t["env_copies"], t["workers"]))
+    venv = VecMonitor(MultiAgentVecEnv(plan.settings, t["env_copies"], t["workers"],
+                                       timeout_s=t["worker_timeout_s"]))
     kwargs, policy_kwargs = _ppo_kwargs(cfg)
     started_from = (resumed or {}).get("init_from")
     # the commands of the sessions that made the checkpoint, for evaluation.md's reproduce block

@@ -47,7 +47,9 @@ observation, see :mod:`training.obs`). ``num_envs = n_copies * learners``.
   is read before anything is raised; a worker that died (or whose pipe
   broke) is a :class:`~envs.core.workers.WorkerError` with its pid and exit
   code and leaves the env *broken* (everything but ``close()`` raises until a
-  new one is built); an exception inside a ``reset``/``step``/``teacher_step``
+  new one is built), and so does, with ``timeout_s`` (the config's
+  ``training.worker_timeout_s``), a worker still running that has not
+  answered within that many seconds (it is killed first); an exception inside a ``reset``/``step``/``teacher_step``
   (the exception itself from this process's copies, a ``WorkerError`` with
   its type, message and traceback from a worker) leaves the copies in an
   unknown state, so stepping refuses until ``reset()`` succeeds;
@@ -69,8 +71,9 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import (Remote, WorkerError, default_spin, dispatch, first_error, one_blas_thread, read_answer,
-                               refuse_if_unusable, shared_arrays, shared_buffers, status_word, stop_workers)
+from envs.core.workers import (Remote, WorkerError, check_timeout, default_spin, dispatch, first_error,
+                               one_blas_thread, read_answer, refuse_if_unusable, shared_arrays, shared_buffers,
+                               status_word, stop_workers)
 
 from training.copies import BridgeSettings, CopyGroup
 from training.worker import COMMANDS, SLOT_BLOCK, slot_sizes, worker_main
@@ -134,7 +137,8 @@ _STATEFUL = ("reset", "step", "teacher_step")
 class MultiAgentVecEnv(VecEnv):
     """See the module docstring."""
 
-    def __init__(self, settings: BridgeSettings, n_copies: int, workers: int = 1, spin_s: float | None = None):
+    def __init__(self, settings: BridgeSettings, n_copies: int, workers: int = 1, spin_s: float | None = None,
+                 timeout_s: float | None = None):
         self._closed = False  # first: close() (and __del__) work whatever fails below
         self._backends: list[Any] = []
         self._signals: list[tuple] = []  # each worker's (semaphore, status word): how a step answers
@@ -154,6 +158,7 @@ class MultiAgentVecEnv(VecEnv):
         probe.close()
         self._parts = split(n_copies, self.workers)
         self.spin_s = spin_for(spin_s, len(self._parts))
+        self.timeout_s = check_timeout(timeout_s)
         self._slots_per_backend = [len(p) * self.k for p in self._parts]
         self._broken: WorkerError | None = None  # a worker died: only close() is left
         self._not_ready: str | None = "call reset() before step()"  # why stepping refuses now
@@ -172,7 +177,8 @@ class MultiAgentVecEnv(VecEnv):
                         done = ctx.Semaphore(0)
                         self._signals.append((done, status_word(buffers["status"], j)))
                         shared = (buffers, start, stop, self.spin_s, (done, j))
-                        self._backends.append(Remote(ctx, worker_main, (settings, part, shared), LABEL))
+                        self._backends.append(Remote(ctx, worker_main, (settings, part, shared), LABEL,
+                                                     self.timeout_s))
                         start = stop
                 for b in self._backends[1:]:
                     b.recv()  # construction report (raises the worker's error if any)

@@ -150,6 +150,27 @@ def exit_status(proc, wait: float = REAP_WAIT_S) -> str:
     return f"exit code {code}"
 
 
+def check_timeout(timeout_s: Any) -> float | None:
+    """``timeout_s`` of a worker-backed env: None (wait as long as it takes) or seconds > 0."""
+    if timeout_s is None:
+        return None
+    if isinstance(timeout_s, bool) or not isinstance(timeout_s, (int, float)) or not 0 < timeout_s < float("inf"):
+        raise ValueError(f"timeout_s={timeout_s!r} is not allowed; allowed: None (no limit) or a number of "
+                         f"seconds > 0")
+    return float(timeout_s)
+
+
+def stuck(proc, label: str, timeout_s: float) -> WorkerError:
+    """A worker still running that has not answered within ``timeout_s``: it is stopped (killed and
+    reaped, so no late answer can reach a pipe the parent reads again) and reported like a worker
+    that died (``died=True``: its env is broken until rebuilt)."""
+    proc.kill()
+    status = exit_status(proc)
+    return WorkerError(f"{label} {proc.pid} did not answer within {timeout_s:g} s (stuck, or slower than the "
+                       f"timeout allows); it was stopped ({status})", label=label, pid=proc.pid,
+                       exitcode=proc.exitcode, died=True)
+
+
 def _died(proc, label: str, what: str, cause: BaseException) -> WorkerError:
     status = exit_status(proc)
     if proc.exitcode is not None:
@@ -169,11 +190,14 @@ def send(conn, proc, label: str, cmd: str, data: Any = None) -> None:
         raise _died(proc, label, f"before it could be sent {cmd!r}", e) from e
 
 
-def receive(conn, proc, label: str) -> Any:
+def receive(conn, proc, label: str, timeout_s: float | None = None) -> Any:
     """One answer from the worker ``proc`` behind ``conn``: its result, or a
     :class:`WorkerError` (``label`` names the kind of worker in the message):
-    the worker's exception, or its death (``died=True``) with its pid and exit code."""
+    the worker's exception, or its death (``died=True``) with its pid and exit code.
+    ``timeout_s``: a worker that has not answered by then is stopped (:func:`stuck`)."""
     try:
+        if timeout_s is not None and not conn.poll(timeout_s):
+            raise stuck(proc, label, timeout_s)
         status, payload = conn.recv()
     except (EOFError, OSError) as e:
         raise _died(proc, label, "before it answered", e) from e
@@ -189,8 +213,9 @@ class Remote:
     in a new process of ``ctx`` (its end of the pipe is closed here, so that
     its death is seen as the end of the pipe)."""
 
-    def __init__(self, ctx, target: Callable[..., None], args: tuple, label: str):
+    def __init__(self, ctx, target: Callable[..., None], args: tuple, label: str, timeout_s: float | None = None):
         self.label = label
+        self.timeout_s = timeout_s  # how long an answer may take (None: no limit; see receive)
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=target, args=(child, *args), daemon=True)
         try:
@@ -202,7 +227,7 @@ class Remote:
         send(self.conn, self.proc, self.label, cmd, data)
 
     def recv(self) -> Any:
-        return receive(self.conn, self.proc, self.label)
+        return receive(self.conn, self.proc, self.label, self.timeout_s)
 
     def call(self, cmd: str, data: Any = None) -> Any:
         self.send(cmd, data)
@@ -369,10 +394,13 @@ def answer_step(status, done, sent: bool) -> None:
     done.release()
 
 
-def await_answer(done, proc, spin_s: float, label: str, clock=time.perf_counter) -> None:
+def await_answer(done, proc, spin_s: float, label: str, clock=time.perf_counter,
+                 timeout_s: float | None = None) -> None:
     """Wait until the worker ``proc`` releases ``done`` (its step's answer is written):
     poll for up to ``spin_s`` seconds, then block, looking every :data:`ANSWER_CHECK_S`
-    whether the worker died (a :class:`WorkerError`, ``died=True``, with its exit code)."""
+    whether the worker died (a :class:`WorkerError`, ``died=True``, with its exit code)
+    or, with ``timeout_s``, has taken longer than that (it is stopped: :func:`stuck`)."""
+    deadline = None if timeout_s is None else time.monotonic() + timeout_s
     if spin_s:
         end = clock() + spin_s
         acquire = done.acquire
@@ -384,6 +412,8 @@ def await_answer(done, proc, spin_s: float, label: str, clock=time.perf_counter)
     while not done.acquire(True, ANSWER_CHECK_S):
         if proc.exitcode is not None:
             raise _died(proc, label, "before it answered", EOFError("no answer"))
+        if deadline is not None and time.monotonic() > deadline:
+            raise stuck(proc, label, timeout_s)
 
 
 def read_answer(remote: "Remote", cmd: str, signal: tuple, spin_s: float) -> Any:
@@ -393,7 +423,7 @@ def read_answer(remote: "Remote", cmd: str, signal: tuple, spin_s: float) -> Any
     answer, polled for up to ``spin_s`` seconds before blocking."""
     if cmd == "step":
         done, status = signal
-        await_answer(done, remote.proc, spin_s, remote.label)
+        await_answer(done, remote.proc, spin_s, remote.label, timeout_s=remote.timeout_s)
         if not status[0]:
             return {}
     elif spin_s:

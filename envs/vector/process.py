@@ -51,6 +51,11 @@ raised, so no answer is left in a pipe for the next call.
   an answer awaited: ``WorkerError`` with ``died=True``; the env is then
   *broken*: every later ``reset``/``step`` raises a ``WorkerError`` saying so,
   until it is closed and a new one is built.
+* With ``timeout_s`` (default None: no limit), a worker still running that has
+  not answered a command within that many seconds (stuck, or stopped) is
+  killed and reported the same way (``... did not answer within T s (stuck,
+  or slower than the timeout allows); it was stopped ...``): the env is broken,
+  where without it the call would wait for ever.
 * An exception inside a step or reset, in a worker (a ``WorkerError`` with the
   exception's type, message and traceback) or in this process's shard (the
   exception itself): the games are left in an unknown state (the other shards
@@ -70,8 +75,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, default_spin, first_error, read_answer,
-                               refuse_if_unusable, serve, shared_arrays, shared_buffers, status_word, stop_workers)
+from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, check_timeout, default_spin, first_error,
+                               read_answer, refuse_if_unusable, serve, shared_arrays, shared_buffers, status_word,
+                               stop_workers)
 from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, random_legal_actions, seeds_for
 
 LABEL = "vector worker"
@@ -234,7 +240,8 @@ class ProcessBatchedEnv:
     """``num_games`` games of one env over ``workers`` processes (see module doc)."""
 
     def __init__(self, env_id: str, num_games: int, workers: int | None = None,
-                 env_kwargs: Mapping[str, Any] | None = None, spin_s: float | None = None):
+                 env_kwargs: Mapping[str, Any] | None = None, spin_s: float | None = None,
+                 timeout_s: float | None = None):
         self._closed = False  # first: close() (and __del__) work whatever fails below
         self._local: BatchedEnv | None = None
         self._remotes: list[Remote] = []
@@ -244,6 +251,7 @@ class ProcessBatchedEnv:
         workers = _count("workers", (os.cpu_count() or 1) if workers is None else workers)
         workers = min(workers, num_games)
         self.spin_s = default_spin(spin_s, workers)
+        self.timeout_s = check_timeout(timeout_s)
         self.env_id = env_id
         self.env_kwargs = dict(env_kwargs or {})
         self.num_games = num_games
@@ -270,7 +278,7 @@ class ProcessBatchedEnv:
                     done = ctx.Semaphore(0)
                     self._signals.append((done, status_word(buffers["status"], k)))
                     self._remotes.append(Remote(ctx, _worker, (env_id, sl, self.env_kwargs, buffers, self.spin_s,
-                                                               (done, k)), LABEL))
+                                                               (done, k)), LABEL, self.timeout_s))
             # the whole batch's arrays, written in place by the shards' steps (this process reads
             # them between steps only, when no shard writes)
             self._obs, self._masks, self.alive = local._obs, local._masks, local.alive

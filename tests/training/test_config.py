@@ -189,6 +189,30 @@ def test_a_config_never_names_a_text_agent_whose_module_it_would_import(tmp_path
     assert (tmp_path / "PAYLOAD_RAN").exists()
 
 
+def test_worker_timeout_s_reaches_every_bridge_a_run_builds(tmp_path, toy_registry, monkeypatch):
+    """``training.worker_timeout_s`` is checked like every key and given to the bridges of a run (the
+    behaviour-cloning collection's and PPO's); tests/vector holds what the timeout does."""
+    from training import vec_env
+    from training.trainer import train
+
+    for bad in ("0", "-5", "forever"):
+        with pytest.raises(ConfigError, match="training.worker_timeout_s"):
+            load_config(raw=toy_config(tmp_path), overrides=[f"training.worker_timeout_s={bad}"])
+    seen = []
+    real = vec_env.MultiAgentVecEnv.__init__
+
+    def spy(self, *args, **kwargs):
+        real(self, *args, **kwargs)
+        seen.append(self.timeout_s)
+
+    monkeypatch.setattr(vec_env.MultiAgentVecEnv, "__init__", spy)
+    cfg = load_config(raw=toy_config(tmp_path, training={"total_timesteps": 128, "workers": 2, "env_copies": 2,
+                                                          "worker_timeout_s": 30},
+                                     pretrain={"steps": 64, "epochs": 1}, evaluation={"games": 2}))
+    train(cfg, log=lambda s: None)
+    assert len(seen) >= 2 and set(seen) == {30.0}, seen  # the collection's bridge and PPO's
+
+
 def test_embedded_default_is_a_small_two_player_frying_master_run_from_scratch():
     """What the header of training/data/default.yaml says: Frying Master, 2 chefs, PPO from scratch (no
     warm start), one learner seat against random, heuristic and pool seats, both cores, evaluated against

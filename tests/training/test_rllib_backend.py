@@ -128,6 +128,7 @@ def test_trains_end_to_end_on_rllib_and_evaluates_unchanged(case, tmp_path):
     ("algorithm.normalize_advantage=false", "algorithm.normalize_advantage"),
     ("training.device=auto", "training.device"),
     ("training.action_sampler=cdf", "training.action_sampler"),
+    ("training.worker_timeout_s=60", "training.worker_timeout_s"),
 ])
 def test_a_key_without_rllib_meaning_is_refused_before_ray_starts(item, key, tmp_path):
     config = _yaml(tmp_path, FRY, "{players: 2}", "seats:\n  others: {random: 1}\n")

@@ -270,7 +270,7 @@ def test_bad_sizes_are_refused():
 
 
 # ---------------------------------------------------------------------------- the training bridge
-def _bridge(copies, workers):
+def _bridge(copies, workers, **kwargs):
     pytest.importorskip("stable_baselines3")
     from training.copies import BridgeSettings, RewardRule
     from training.envspec import EnvSpec
@@ -282,7 +282,7 @@ def _bridge(copies, workers):
     n = len(spec.make().possible_agents)
     settings = BridgeSettings(spec, SeatingRule(n if coop else 1, "cycle", {"random": 1.0}, 3, 0.5), RewardRule(),
                               coop, True, 0)
-    return MultiAgentVecEnv(settings, copies, workers)
+    return MultiAgentVecEnv(settings, copies, workers, **kwargs)
 
 
 def _masked(venv, rng):
@@ -371,3 +371,60 @@ def test_bridge_refuses_an_illegal_action_before_anything_steps(closing):
     for _ in range(3):  # nothing had stepped (no generator advanced either): both continue alike
         _same(ref.step(acts), venv.step(acts))
         acts = _masked(ref, rng)
+
+
+# ---------------------------------------------------------------------------- a worker that never answers
+def _bounded(call, seconds: float = 60.0):
+    """``call()``'s exception, or its result, from a thread given ``seconds``: a test of a timeout must
+    not hang itself if the timeout fails."""
+    import threading
+
+    out: dict = {}
+
+    def run():
+        try:
+            out["value"] = call()
+        except BaseException as e:  # noqa: BLE001 - returned to the test
+            out["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    t.join(seconds)
+    assert not t.is_alive(), f"no answer within {seconds} s: the timeout did not fire"
+    return out
+
+
+@pytest.mark.parametrize("make", ["vector", "bridge"])
+@pytest.mark.parametrize("during", ["step", "reset"])
+def test_a_worker_that_stops_answering_is_stopped_after_timeout_s_and_the_env_is_broken(closing, make, during):
+    """``timeout_s``: a worker still running but not answering (here stopped with SIGSTOP) is killed
+    once the timeout has passed, the call raises a WorkerError saying so, and the env refuses every
+    later call until rebuilt; close() still returns and leaves no process. Without ``timeout_s`` the
+    call would wait for ever, as before."""
+    if make == "vector":
+        venv = closing(ProcessBatchedEnv(ENV_ID, 4, workers=2, env_kwargs=KWARGS, timeout_s=0.5))
+        masks = venv.reset(seed=1)[1]
+        act = lambda: venv.step(random_legal_actions(np.random.default_rng(0), masks))  # noqa: E731
+        label = "vector worker"
+    else:
+        venv = closing(_bridge(2, 2, timeout_s=0.5))
+        venv.reset()
+        act = lambda: venv.step(_masked(venv, np.random.default_rng(0)))  # noqa: E731
+        label = "bridge worker"
+    procs = _procs(venv)
+    os.kill(procs[0].pid, signal.SIGSTOP)
+    out = _bounded(act if during == "step" else venv.reset)
+    err = out.get("error")
+    assert isinstance(err, WorkerError) and err.died, out
+    assert str(err).startswith(f"{label} {procs[0].pid} did not answer within 0.5 s (stuck, or slower than the "
+                               f"timeout allows); it was stopped (exit code -9, killed by SIGKILL)"), err
+    with pytest.raises(WorkerError, match="is broken: .* did not answer within 0.5 s"):
+        venv.reset()
+    _assert_closed_cleanly(venv, procs)
+
+
+@pytest.mark.parametrize("bad", [0, -1, float("nan"), float("inf"), "5", True])
+def test_timeout_s_is_none_or_seconds_above_zero(bad):
+    with pytest.raises(ValueError, match=r"timeout_s=.* is not allowed; allowed: None \(no limit\) or a number of "
+                                         r"seconds > 0"):
+        ProcessBatchedEnv(ENV_ID, 2, workers=2, env_kwargs=KWARGS, timeout_s=bad)
