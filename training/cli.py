@@ -19,7 +19,7 @@ from pathlib import Path
 
 import envs
 from envs.core.errors import KitchenArenaError
-from envs.core.inputs import output_file_problem
+from envs.core.inputs import output_file_problem, quoted
 
 from training import missing_extra_message
 from training.policies import SPEC_HELP
@@ -667,12 +667,10 @@ def _error(text: str) -> int:
 
 def _os_error_text(e: OSError) -> str:
     """An ``OSError`` as one line: what the system said and the path(s) it said it of (cut at 200 characters)."""
-    def cut(path) -> str:
-        text = str(path)
-        return repr(text if len(text) <= 200 else text[:200] + "...")
-
-    paths = [cut(f) for f in (e.filename, e.filename2) if f is not None]
-    return f"{e.strerror or type(e).__name__}" + (f": {' -> '.join(paths)}" if paths else f": {e}")
+    paths = [quoted(f) for f in (e.filename, e.filename2) if f is not None]
+    if not paths or not e.strerror:
+        return " ".join(str(e).split()) or type(e).__name__
+    return f"{e.strerror}: {' -> '.join(paths)}"
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -78,7 +78,7 @@ class SnapshotStore:
         every one before any is returned). ``up_to``: the timesteps of the checkpoint the run resumes
         from; a snapshot saved after it (by a session that stopped before its next checkpoint) is
         left out with a warning, so the resumed run never plays against a policy from its own future
-        (its file is replaced when the run gets there again)."""
+        (its file stays on disk; the index the run writes next leaves it out)."""
         from training.checkpoints import CheckpointError
 
         if not self.pool_dir or not self.pool_dir.is_dir():

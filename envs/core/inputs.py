@@ -80,19 +80,24 @@ def read_text_file(path: str | Path, where: str, error: ErrorClass, max_bytes: i
             from None
 
 
+def quoted(text: object, limit: int = 200) -> str:
+    """``text`` quoted for a one-line message, cut after ``limit`` characters (a path, say)."""
+    t = str(text)
+    return repr(t if len(t) <= limit else t[:limit] + "...")
+
+
 def output_file_problem(target: str, flag: str, parents_made: bool = False) -> str | None:
     """Why a command could not write its output file ``target`` (given as ``flag``), checked before
     any work is done, or None: a directory, a missing directory (unless the command makes it:
     ``parents_made``), or a path the system refuses (too long, say)."""
     p = Path(target)
-    shown = repr(target if len(target) <= 200 else target[:200] + "...")
     try:
         if p.is_dir():
-            return f"{flag} {shown} is a directory; give a file name"
+            return f"{flag} {quoted(target)} is a directory; give a file name"
         if not parents_made and not p.parent.is_dir():
-            return f"{flag} {shown}: the directory {str(p.parent)[:200]!r} does not exist"
+            return f"{flag} {quoted(target)}: the directory {quoted(p.parent)} does not exist"
     except OSError as e:
-        return f"{flag} {shown}: {e.strerror or e}"
+        return f"{flag} {quoted(target)}: {e.strerror or e}"
     return None
 
 

@@ -81,7 +81,6 @@ INFO_KEYS: tuple[str, ...] = ("tick", "action", "blocked", "illegal_replaced")
 INTERFACE_OPTIONS: tuple[str, ...] = ("render_mode", "infos", "mask_in_infos")
 
 
-
 class TickParallelEnv(ParallelEnv):
     metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "abstract", "is_parallelizable": True}
     engine_cls: ClassVar[type[GameEngine]]

@@ -160,6 +160,19 @@ def test_a_path_the_system_refuses_is_a_one_line_error_not_a_traceback(argv, toy
     assert len(err) < 300
 
 
+def test_an_os_error_without_a_path_is_one_line_of_what_the_system_said(monkeypatch, capsys):
+    import errno
+
+    from training import cli
+
+    def full(args):
+        raise OSError(errno.ENOSPC, "No space left on device")
+
+    monkeypatch.setattr(cli, "cmd_schema", full)  # the parser takes the command's function when it is built
+    assert cli.main(["schema"]) == 2
+    assert capsys.readouterr().err == "error: [Errno 28] No space left on device\n"
+
+
 def test_watch_refuses_bad_delays_and_steps(toy_registry, capsys):
     for bad in (["--delay", "nan"], ["--delay", "-1"], ["--every", "0"]):
         with pytest.raises(SystemExit) as e:
