@@ -79,10 +79,10 @@ class TickAECEnv(AECEnv):
 
     # ------------------------------------------------------------------ spaces and views
     def observation_space(self, agent: str):
-        return self.observation_spaces[agent]
+        return self.observation_spaces[self.par.known_agent(agent)]
 
     def action_space(self, agent: str):
-        return self.action_spaces[agent]
+        return self.action_spaces[self.par.known_agent(agent)]
 
     @property
     def engine(self):
@@ -94,6 +94,7 @@ class TickAECEnv(AECEnv):
         return self.par.illegal_action
 
     def observe(self, agent: str) -> dict[str, np.ndarray] | None:
+        self.par.known_agent(agent)
         if agent not in self._obs:
             if self.par.engine is None:
                 return None

@@ -49,6 +49,7 @@ from envs.core.config import REALTIME_OPTIONS, ConfigSpec, Option
 from envs.core.encoding import Encoder
 from envs.core.engine import GameEngine
 from envs.core.errors import ActionFormatError, ConfigError, SnapshotError
+from envs.core.inputs import quoted
 from envs.core.seeding import make_rng
 
 CORE_OPTIONS = ConfigSpec(
@@ -171,10 +172,22 @@ class TickParallelEnv(ParallelEnv):
         return self.encoder_cls(self.engine_config)
 
     def observation_space(self, agent: str) -> spaces.Dict:
-        return self._obs_spaces[agent]
+        return self._obs_spaces[self.known_agent(agent)]
 
     def action_space(self, agent: str) -> spaces.Discrete:
-        return self._act_spaces[agent]
+        return self._act_spaces[self.known_agent(agent)]
+
+    def known_agent(self, agent: str) -> str:
+        """``agent`` if it is one of ``possible_agents``; else a ``KeyError`` that names them."""
+        try:
+            known = agent in self._act_spaces
+        except TypeError:  # unhashable
+            known = False
+        if not known:
+            shown = quoted(agent) if isinstance(agent, str) else f"{quoted(repr(agent))} (a {type(agent).__name__})"
+            raise KeyError(f"{self.metadata['name']}: no such agent {shown}; "
+                           f"agents are {list(self.possible_agents)}")
+        return agent
 
     # ------------------------------------------------------------------ episode
     def reset(self, seed: int | None = None, options: dict | None = None):
@@ -299,7 +312,9 @@ class TickParallelEnv(ParallelEnv):
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:
         """The current observation of ``agent`` (as ``step`` would return it)."""
-        return self._observe(agent)
+        if self.engine is None:
+            raise RuntimeError(f"{self.metadata['name']}: call reset() before observe()")
+        return self._observe(self.known_agent(agent))
 
     def state(self) -> np.ndarray:
         """The global state vector (all information; for centralised critics)."""

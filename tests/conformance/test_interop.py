@@ -412,6 +412,29 @@ def test_a_joint_action_that_is_not_a_dict_is_a_clear_error(env_id):
     assert env.snapshot() == snap
 
 
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_an_unknown_agent_or_an_observation_before_reset_is_a_clear_error(env_id):
+    """``observe`` before ``reset`` names the call to make (it was an AttributeError), and an agent
+    that is not one of ``possible_agents`` is a KeyError naming them, in both forms."""
+    par = _module(env_id).parallel_env(**SMALL[env_id])
+    aec = _module(env_id).env(**SMALL[env_id])
+    with pytest.raises(RuntimeError, match=r"call reset\(\) before observe\(\)"):
+        par.observe(par.possible_agents[0])
+    par.reset(seed=0)
+    aec.reset(seed=0)
+    snap = par.snapshot()
+    for bad in ("bob", ["chef_0"], None):
+        for call in (par.observation_space, par.action_space, par.observe,
+                     aec.observation_space, aec.action_space, aec.observe):
+            with pytest.raises(KeyError) as err:
+                call(bad)
+            message = err.value.args[0]
+            assert "no such agent" in message and str(par.possible_agents) in message, message
+    assert par.snapshot() == snap
+    a = par.possible_agents[-1]
+    assert par.action_space(a) is par.action_space(a) and aec.observe(a)["action_mask"].any()
+
 # ---------------------------------------------------------------------- the rules engine used directly
 @pytest.mark.parametrize("env_id", envs.available_env_ids())
 def test_an_engine_built_with_new_takes_the_env_defaults_and_checks_its_config(env_id):
