@@ -86,6 +86,12 @@ def quoted(text: object, limit: int = 200) -> str:
     return repr(t if len(t) <= limit else t[:limit] + "...")
 
 
+def shown(value: object, limit: int = 200) -> str:
+    """``repr(value)`` for a one-line message, cut after ``limit`` characters."""
+    r = repr(value)
+    return r if len(r) <= limit else r[:limit] + "..."
+
+
 def output_file_problem(target: str, flag: str, parents_made: bool = False) -> str | None:
     """Why a command could not write its output file ``target`` (given as ``flag``), checked before
     any work is done, or None: a directory, a missing directory (unless the command makes it:

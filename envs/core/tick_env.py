@@ -49,7 +49,7 @@ from envs.core.config import REALTIME_OPTIONS, ConfigSpec, Option
 from envs.core.encoding import Encoder
 from envs.core.engine import GameEngine
 from envs.core.errors import ActionFormatError, ConfigError, SnapshotError
-from envs.core.inputs import quoted
+from envs.core.inputs import shown
 from envs.core.seeding import make_rng
 
 CORE_OPTIONS = ConfigSpec(
@@ -184,8 +184,8 @@ class TickParallelEnv(ParallelEnv):
         except TypeError:  # unhashable
             known = False
         if not known:
-            shown = quoted(agent) if isinstance(agent, str) else f"{quoted(repr(agent))} (a {type(agent).__name__})"
-            raise KeyError(f"{self.metadata['name']}: no such agent {shown}; "
+            what = shown(agent) if isinstance(agent, str) else f"{shown(agent)} (a {type(agent).__name__})"
+            raise KeyError(f"{self.metadata['name']}: no such agent {what}; "
                            f"agents are {list(self.possible_agents)}")
         return agent
 

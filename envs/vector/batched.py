@@ -34,6 +34,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 import numpy as np
 
 import envs
+from envs.core.inputs import shown
 from envs.core.tick_env import TickParallelEnv
 
 _NONE: dict = {}  # no action replaced (shared, never written)
@@ -44,14 +45,39 @@ _WORDWISE_FROM = 8192  # mask entries (wide rows) from which random_legal_action
 def seeds_for(seed: int | Sequence[int | None] | None, num_games: int) -> list[int | None]:
     """Per-game seeds: an int ``s`` gives ``s, s+1, ...``; a sequence is used
     as is (its length must be ``num_games``); None leaves every game unseeded."""
+    allowed = f"give None, one int, or a sequence of exactly {num_games} ints or None (one per game)"
     if seed is None:
         return [None] * num_games
-    if isinstance(seed, (int, np.integer)) and not isinstance(seed, bool):
+    if _is_int(seed):
         return [int(seed) + i for i in range(num_games)]
+    if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
+        raise ValueError(f"seed={shown(seed)} (a {type(seed).__name__}) is not allowed; {allowed}")
     seeds = list(seed)
     if len(seeds) != num_games:
-        raise ValueError(f"got {len(seeds)} seeds for {num_games} games; give one int or exactly one seed per game")
+        raise ValueError(f"got {len(seeds)} seeds for {num_games} games; {allowed}")
+    bad = [s for s in seeds if s is not None and not _is_int(s)]
+    if bad:
+        bad = bad[0]
+        raise ValueError(f"seed {shown(bad)} (a {type(bad).__name__}) in the sequence is not allowed; {allowed}")
     return [None if s is None else int(s) for s in seeds]
+
+
+def _is_int(value: Any) -> bool:
+    return isinstance(value, (int, np.integer)) and not isinstance(value, bool)
+
+
+def env_options(env_kwargs: Any) -> dict:
+    """A copy of ``env_kwargs`` (None: no options); ValueError if it is not a mapping."""
+    if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
+        raise ValueError(f"env_kwargs must be a dict of the env's options, got a {type(env_kwargs).__name__}")
+    return dict(env_kwargs or {})
+
+
+def check_count(name: str, value: Any) -> int:
+    """``value`` as an int if it is an integer >= 1 (not a bool, a float or a string); else ValueError."""
+    if not _is_int(value) or value < 1:
+        raise ValueError(f"{name} must be an integer >= 1, got {shown(value)}")
+    return int(value)
 
 
 def random_legal_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
@@ -156,15 +182,14 @@ class BatchedEnv:
         ``env_fn`` (a no-argument factory of a Kitchen Arena ParallelEnv, e.g.
         a game outside the registry) builds each game, ``env_id`` then only
         names it."""
-        if int(num_games) < 1:
-            raise ValueError(f"num_games must be >= 1, got {num_games}")
+        num_games = check_count("num_games", num_games)
         self.env_id = env_id
-        self.env_kwargs = dict(env_kwargs or {})
+        self.env_kwargs = env_options(env_kwargs)
         if env_fn is None:
             module = envs.get_env_module(env_id)
             kwargs = self.env_kwargs
             env_fn = lambda: module.parallel_env(**kwargs)  # noqa: E731
-        self.envs = [env_fn() for _ in range(int(num_games))]
+        self.envs = [env_fn() for _ in range(num_games)]
         env0 = self.envs[0]
         self.possible_agents: list[str] = list(env0.possible_agents)
         self.num_games = len(self.envs)

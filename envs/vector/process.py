@@ -78,7 +78,7 @@ from envs.core.errors import IllegalActionError
 from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, check_timeout, default_spin, first_error,
                                read_answer, refuse_if_unusable, serve, shared_arrays, shared_buffers, status_word,
                                stop_workers)
-from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, random_legal_actions, seeds_for
+from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, check_count, env_options, random_legal_actions, seeds_for
 
 LABEL = "vector worker"
 
@@ -230,12 +230,6 @@ class _Block:
         return _Block({name: arr[sl] for name, arr in self.arrays.items()})
 
 
-def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    return int(value)
-
-
 class ProcessBatchedEnv:
     """``num_games`` games of one env over ``workers`` processes (see module doc)."""
 
@@ -247,13 +241,13 @@ class ProcessBatchedEnv:
         self._remotes: list[Remote] = []
         self._signals: list[tuple] = []  # each worker's (done semaphore, status word): how a step answers
         self._block: _Block | None = None  # the shared arrays of every shard (with worker processes)
-        num_games = _count("num_games", num_games)
-        workers = _count("workers", (os.cpu_count() or 1) if workers is None else workers)
+        num_games = check_count("num_games", num_games)
+        workers = check_count("workers", (os.cpu_count() or 1) if workers is None else workers)
         workers = min(workers, num_games)
         self.spin_s = default_spin(spin_s, workers)
         self.timeout_s = check_timeout(timeout_s)
         self.env_id = env_id
-        self.env_kwargs = dict(env_kwargs or {})
+        self.env_kwargs = env_options(env_kwargs)
         self.num_games = num_games
         probe = BatchedEnv(env_id, 1, self.env_kwargs)  # spaces and sizes, and a config check here
         self.possible_agents = probe.possible_agents

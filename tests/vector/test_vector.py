@@ -1,5 +1,7 @@
 """envs.vector: stacked arrays that replay exactly what separate envs play."""
 
+import re
+
 import numpy as np
 import pytest
 
@@ -152,6 +154,29 @@ def test_random_legal_actions_on_wide_masks_pick_each_rows_own_legal_ones_unifor
         assert np.abs(legal - expected).max() < 5 * np.sqrt(expected) + 1, (i, p, legal)  # about uniform
         assert (legal > 0).mean() > 0.9  # and spread over the row (all-legal row: 1 - e^-3 expected)
 
+
+
+@pytest.mark.parametrize("form", ["in-process", "process"])
+def test_a_count_options_or_seed_of_the_wrong_kind_is_refused_with_what_is_allowed(form):
+    """``num_games=2.5`` was taken as 2 and ``"4"`` as 4 by the in-process form; a list for
+    ``env_kwargs`` was a bare TypeError; ``reset(seed="a")`` said "got 1 seeds for 2 games"."""
+    make = (lambda n=2, kw=None: BatchedEnv("wok_star_v1", n, kw)) if form == "in-process" else \
+        (lambda n=2, kw=None: ProcessBatchedEnv("wok_star_v1", n, workers=1, env_kwargs=kw))
+    for bad in (0, -1, 2.5, "4", True, None):
+        with pytest.raises(ValueError, match=r"num_games must be an integer >= 1, got " + re.escape(repr(bad))):
+            make(bad)
+    with pytest.raises(ValueError, match="env_kwargs must be a dict of the env's options, got a list"):
+        make(2, [("players", 2)])
+    venv = make(2, {"players": 2})
+    try:
+        venv.reset(seed=np.int64(3))
+        for bad, what in (("a", "seed='a' (a str)"), (1.5, "seed=1.5 (a float)"), ([1, "2"], "seed '2' (a str) in the sequence"),
+                          ([1, True], "seed True (a bool) in the sequence"), ([1], "got 1 seeds for 2 games")):
+            with pytest.raises(ValueError, match=re.escape(what) + ".*give None, one int, or a sequence of exactly 2 ints"):
+                venv.reset(seed=bad)
+        assert seeds_for(np.array([4, 5]), 2) == [4, 5] and seeds_for([None, 7], 2) == [None, 7]
+    finally:
+        venv.close()
 
 def test_process_form_refuses_a_bad_batch_before_any_game_steps():
     kwargs = {"players": 2}
