@@ -32,8 +32,8 @@ from typing import Any, ClassVar, Mapping
 import numpy as np
 
 from envs.core.config import ConfigSpec
-from envs.core.errors import ConfigError, IllegalActionError, SnapshotError
-from envs.core.inputs import loads_json
+from envs.core.errors import ActionFormatError, ConfigError, IllegalActionError, SnapshotError
+from envs.core.inputs import loads_json, shown
 from envs.core.seeding import make_rng, rng_from_dict, rng_to_dict
 from envs.core.tables import ActionTable
 
@@ -150,7 +150,9 @@ class GameEngine(ABC):
         """The legal-action mask (cached until the state changes). Do not mutate."""
         m = self._mask_cache.get(agent)
         if m is None:
-            if self.done or agent not in self.agents:
+            if agent not in self.agents:
+                raise KeyError(f"no such agent {shown(agent)}; agents are {list(self.agents)}")
+            if self.done:
                 m = self._noop_only_mask()
             else:
                 m = np.asarray(self._compute_mask(agent), dtype=np.int8)
@@ -166,7 +168,7 @@ class GameEngine(ABC):
             out[k] = self.action_mask(agent)
 
     def _noop_only_mask(self) -> np.ndarray:
-        """After the game (or for a seat that sits out) only ``noop`` is legal: a wrapper that
+        """After the game only ``noop`` is legal: a wrapper that
         auto-resets, or an AEC agent stepping out with ``None``, still finds a legal action."""
         m = self.actions.mask()
         m[NOOP] = 1
@@ -219,6 +221,9 @@ class GameEngine(ABC):
         why. With ``"raise"`` the first illegal action raises
         :class:`IllegalActionError`. Nothing is applied either way.
         """
+        if not isinstance(joint, Mapping):
+            raise ActionFormatError(f"{self.ENGINE_NAME}: a joint action is a dict {{agent: action index}} with one "
+                                    f"entry per live agent ({self.live_agents()}); got {type(joint).__name__}")
         if self.done:
             raise IllegalActionError("-", "-", "-", "the game is over; start a new one")
         live = self.live_agents()

@@ -460,6 +460,23 @@ def test_an_engine_built_with_new_takes_the_env_defaults_and_checks_its_config(e
             cls.new(bad, seed=0)
 
 
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_an_engine_refuses_a_joint_action_that_is_not_a_dict_and_a_mask_for_an_unknown_agent(env_id):
+    """The rules engine used directly: ``step([0])`` said "illegal action for 0 ... no such agent"
+    and ``action_mask("bob")`` handed out a mask (noop legal) for a seat that does not exist."""
+    cls = _module(env_id).raw_env.engine_cls
+    eng = cls.new({}, seed=3)
+    before = eng.to_dict()
+    for bad in ([0] * len(eng.agents), None, 0):
+        with pytest.raises(ActionFormatError, match=f"{cls.ENGINE_NAME}: a joint action is a dict"):
+            eng.step(bad)
+    for bad in ("bob", 7):
+        with pytest.raises(KeyError, match=re.escape(f"no such agent {bad!r}; agents are {list(eng.agents)}")):
+            eng.action_mask(bad)
+    assert eng.to_dict() == before
+    assert eng.action_mask(eng.agents[0]).any()
+
 def test_an_engine_config_the_rules_exclude_is_refused_by_new():
     from envs.waroong_wars.engine import WaroongEngine
 
