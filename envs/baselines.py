@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 import envs
-from envs.core.inputs import output_file_problem
+from envs.core.inputs import int_at_least, output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 
@@ -81,8 +81,8 @@ def evaluate_config(cfg: envs.EnvConfiguration, games: int, seed0: int = 0) -> d
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m envs.baselines", description=__doc__.split("\n\n")[0])
     p.add_argument("--env", required=True, choices=list(envs.ENV_IDS))
-    p.add_argument("--games", type=int, default=200)
-    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--games", type=int_at_least(1), default=200)
+    p.add_argument("--seed", type=int_at_least(0), default=0)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="only configurations whose option KEY equals VALUE (repeatable)")
     p.add_argument("--json", help="write the results to this file")

@@ -47,7 +47,7 @@ from typing import Any, Mapping, Sequence
 
 import envs
 from envs.baselines import wilson
-from envs.core.inputs import output_file_problem
+from envs.core.inputs import int_at_least, output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 
@@ -412,26 +412,6 @@ def _positive_list(text: str) -> list[float]:
     return list(dict.fromkeys(vals))
 
 
-def _positive_int(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
-    if v < 1:
-        raise argparse.ArgumentTypeError(f"{text!r}: must be a positive integer")
-    return v
-
-
-def _seed(text: str) -> int:
-    try:
-        v = int(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not an integer")
-    if v < 0:
-        raise argparse.ArgumentTypeError(f"{text!r}: a seed must be >= 0")
-    return v
-
-
 def _parse_set(items: Sequence[str]) -> dict[str, Any]:
     out = {}
     for kv in items:
@@ -456,10 +436,10 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timer-seconds", type=_positive_list, metavar="LIST",
                    help="Wok Star only: comma-separated timer_seconds values (default: "
                         + ",".join(map(_fmt_num, DEFAULT_TIMERS)) + ")")
-    p.add_argument("--games", type=_positive_int, default=100, metavar="N", help="seeded games per point (default 100)")
-    p.add_argument("--seed", type=_seed, default=0, metavar="S", help="game g uses seed S+g (default 0)")
-    p.add_argument("--players", type=_positive_int, metavar="P", help="player count (default: the env's default)")
-    p.add_argument("--heuristic-seats", type=_positive_int, default=1, metavar="K",
+    p.add_argument("--games", type=int_at_least(1), default=100, metavar="N", help="seeded games per point (default 100)")
+    p.add_argument("--seed", type=int_at_least(0), default=0, metavar="S", help="game g uses seed S+g (default 0)")
+    p.add_argument("--players", type=int_at_least(1), metavar="P", help="player count (default: the env's default)")
+    p.add_argument("--heuristic-seats", type=int_at_least(1), default=1, metavar="K",
                    help="Frying Master only: heuristic chefs at the table, the rest random (default 1)")
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="another env option for every point (repeatable; with --game all, only the games "

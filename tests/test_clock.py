@@ -79,7 +79,8 @@ def test_the_same_seed_gives_the_same_rows(tmp_path, capsys):
     (["--game", "chess"], "invalid choice: 'chess'"),
     (["--seconds-per-tick", "0"], "every value must be a positive number"),
     (["--game", "wok_star", "--timer-seconds", "1,0"], "every value must be a positive number"),
-    (["--games", "0"], "must be a positive integer"),
+    (["--games", "0"], "argument --games: 0 is not allowed; allowed: an integer >= 1"),
+    (["--seed", "-1"], "argument --seed: -1 is not allowed; allowed: an integer >= 0"),
     # values the env refuses: its own message comes through
     (["--game", "frying_master", "--seconds-per-tick", "20"], "option seconds_per_tick=20.0 is not allowed; allowed: a number in [0.25, 10.0]"),
     (["--game", "wok_star", "--timer-seconds", "200"], "option timer_seconds=200.0 is not allowed"),

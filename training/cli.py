@@ -19,7 +19,7 @@ from pathlib import Path
 
 import envs
 from envs.core.errors import KitchenArenaError
-from envs.core.inputs import output_file_problem, quoted
+from envs.core.inputs import int_at_least, output_file_problem, quoted
 
 from training import missing_extra_message
 from training.policies import SPEC_HELP
@@ -466,20 +466,6 @@ def cmd_schema(args) -> int:
 
 
 # ---------------------------------------------------------------------- parser
-def _int_at_least(low: int, high: int | None = None):
-    def parse(text: str) -> int:
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{text!r} is not an integer") from None
-        if value < low or (high is not None and value > high):
-            allowed = f"an integer >= {low}" + (f" and <= {high}" if high is not None else "")
-            raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: {allowed}")
-        return value
-    parse.__name__ = "integer"
-    return parse
-
-
 def _seconds(text: str) -> float:
     try:
         value = float(text)
@@ -491,7 +477,7 @@ def _seconds(text: str) -> float:
 
 
 def _counts(text: str) -> list[int]:
-    parse = _int_at_least(1, 64)
+    parse = int_at_least(1, 64)
     try:
         return [parse(x.strip()) for x in text.split(",")]
     except argparse.ArgumentTypeError as e:
@@ -513,9 +499,9 @@ def _save_games_arg(p: argparse.ArgumentParser) -> None:
 def _games_args(p, per: str, json_help: str, markdown_help: str) -> None:
     """The env, games, seed, workers and output options of a command that plays seeded games."""
     _env_args(p)
-    p.add_argument("--games", type=_int_at_least(1), default=200, help=f"seeded games per {per} (default 200)")
-    p.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
-    p.add_argument("--workers", type=_int_at_least(1, 64), default=2, help="processes playing games (default 2)")
+    p.add_argument("--games", type=int_at_least(1), default=200, help=f"seeded games per {per} (default 200)")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
+    p.add_argument("--workers", type=int_at_least(1, 64), default=2, help="processes playing games (default 2)")
     p.add_argument("--json", help=json_help)
     p.add_argument("--markdown", help=markdown_help)
     _save_games_arg(p)
@@ -548,9 +534,9 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--team", action="store_true", help="also a row with the policy in every seat")
     e.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2",
                    help="evaluate over several values of an env option (repeatable: all combinations)")
-    e.add_argument("--games", type=_int_at_least(1), default=200, help="seeded games per row (default 200)")
-    e.add_argument("--seed", type=_int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
-    e.add_argument("--workers", type=_int_at_least(1, 64), default=2,
+    e.add_argument("--games", type=int_at_least(1), default=200, help="seeded games per row (default 200)")
+    e.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
+    e.add_argument("--workers", type=int_at_least(1, 64), default=2,
                    help="processes playing games (default 2; 1 = this process only)")
     e.add_argument("--extras", metavar="K1,K2", help="outcome() extras to show as columns (default: all; JSON has all)")
     e.add_argument("--sample", action="store_true", help="trained policies sample instead of playing their best action")
@@ -576,18 +562,18 @@ def build_parser() -> argparse.ArgumentParser:
     w.add_argument("policies", nargs="*", help="one spec for every seat, or one per seat in seat order "
                                                "(none with --replay)")
     _env_args(w)
-    w.add_argument("--seed", type=_int_at_least(0), default=None, help="the game's seed (default 0)")
+    w.add_argument("--seed", type=int_at_least(0), default=None, help="the game's seed (default 0)")
     w.add_argument("--delay", type=_seconds, default=None,
                    help=f"seconds between frames (default {WATCH_DELAY} when stdout is a terminal, else 0)")
-    w.add_argument("--every", type=_int_at_least(1), default=1, help="draw every N steps")
-    w.add_argument("--max-steps", type=_int_at_least(0), default=None, help="stop after N steps")
+    w.add_argument("--every", type=int_at_least(1), default=1, help="draw every N steps")
+    w.add_argument("--max-steps", type=int_at_least(0), default=None, help="stop after N steps")
     w.add_argument("--no-clear", action="store_true", help="never clear the screen between frames")
     _save_games_arg(w)
     w.add_argument("--replay", metavar="FILE", help="replay a saved game (.json, or .jsonl with --game K) "
                                                     "instead of playing one; docs/replays.md")
-    w.add_argument("--from", dest="from_tick", type=_int_at_least(0), default=None, metavar="TICK",
+    w.add_argument("--from", dest="from_tick", type=int_at_least(0), default=None, metavar="TICK",
                    help="with --replay: start drawing at tick TICK (default 0, the table as dealt)")
-    w.add_argument("--game", type=_int_at_least(1), default=None, metavar="K",
+    w.add_argument("--game", type=int_at_least(1), default=None, metavar="K",
                    help="with --replay of a .jsonl file: its K-th game (line K, from 1)")
     w.set_defaults(func=cmd_watch)
 
@@ -598,7 +584,7 @@ def build_parser() -> argparse.ArgumentParser:
     pl.add_argument("--others", nargs="+", action="extend", default=[], metavar="SPEC",
                     help="who plays the other seats: one spec for all, or one per other seat in seat order "
                          "(default heuristic)")
-    pl.add_argument("--seed", type=_int_at_least(0), default=0, help="the game's seed (default 0)")
+    pl.add_argument("--seed", type=int_at_least(0), default=0, help="the game's seed (default 0)")
     pl.add_argument("--wall-clock", action="store_true",
                     help="real-time games: run one tick every seconds_per_tick of wall time (noop if you have not "
                          "answered); default: the clock stops while you decide")
@@ -616,8 +602,8 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     b.add_argument("--workers", type=_counts, default=[1, 2],
                    help="comma-separated counts of processes stepping copies (default 1,2)")
-    b.add_argument("--timesteps", type=_int_at_least(1), default=20_000, help="learner steps per measurement")
-    b.add_argument("--repeat", type=_int_at_least(1), default=1,
+    b.add_argument("--timesteps", type=int_at_least(1), default=20_000, help="learner steps per measurement")
+    b.add_argument("--repeat", type=int_at_least(1), default=1,
                    help="measure each count this many times, interleaved")
     b.set_defaults(func=cmd_bench)
 

@@ -857,15 +857,16 @@ def build_parser():
     """The command line of ``python -m training.rllib_backend`` (the benchmark)."""
     import argparse
 
-    from training.cli import _counts, _int_at_least  # the training CLI's checks: a bad value names what is allowed
+    from envs.core.inputs import int_at_least
+    from training.cli import _counts  # the training CLI's checks: a bad value names what is allowed
 
     p = argparse.ArgumentParser(prog="python -m training.rllib_backend",
                                 description="benchmark: SB3 vs the RLlib backend on one config (agent steps/s)")
     p.add_argument("--config", default="configs/wok_star_rllib.yaml")
     p.add_argument("--runners", type=_counts, default=[1, 2], help="comma-separated RLlib env runner counts")
     p.add_argument("--sb3-workers", type=_counts, default=[2], help="comma-separated SB3 bridge process counts")
-    p.add_argument("--timesteps", type=_int_at_least(1), default=16384, help="agent steps per measurement")
-    p.add_argument("--repeat", type=_int_at_least(1), default=1)
+    p.add_argument("--timesteps", type=int_at_least(1), default=16384, help="agent steps per measurement")
+    p.add_argument("--repeat", type=int_at_least(1), default=1)
     p.add_argument("--json", help="write the rows to this file")
     return p
 

@@ -36,6 +36,7 @@ largest config a few kilobytes.
 
 from __future__ import annotations
 
+import argparse
 import io
 import json
 import math
@@ -90,6 +91,32 @@ def shown(value: object, limit: int = 200) -> str:
     """``repr(value)`` for a one-line message, cut after ``limit`` characters."""
     r = repr(value)
     return r if len(r) <= limit else r[:limit] + "..."
+
+
+def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
+    """An ``argparse`` type: an integer ``>= low`` (and ``<= high``), else an error that says what is allowed."""
+    def parse(text: str) -> int:
+        try:
+            value = int(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not an integer") from None
+        if value < low or (high is not None and value > high):
+            allowed = f"an integer >= {low}" + (f" and <= {high}" if high is not None else "")
+            raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: {allowed}")
+        return value
+    parse.__name__ = "integer"
+    return parse
+
+
+def seconds_above_zero(text: str) -> float:
+    """An ``argparse`` type: a finite number of seconds > 0."""
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
+    if not math.isfinite(value) or value <= 0:
+        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: a finite number of seconds > 0")
+    return value
 
 
 def output_file_problem(target: str, flag: str, parents_made: bool = False) -> str | None:

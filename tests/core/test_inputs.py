@@ -174,3 +174,42 @@ def test_the_envs_commands_refuse_an_output_file_they_could_not_write_before_mea
         out, err = capsys.readouterr()
         assert rc == 2 and says in err and "Traceback" not in err, err
         assert "|" not in out  # no table: nothing was measured
+
+
+# ---------------------------------------------------------------------- counts and seeds on the command line
+def test_int_at_least_and_seconds_above_zero_say_what_is_allowed():
+    import argparse
+
+    from envs.core.inputs import int_at_least, seconds_above_zero
+
+    assert int_at_least(1)("3") == 3 and int_at_least(0, 5)("0") == 0 and seconds_above_zero("0.5") == 0.5
+    for parse, text, says in ((int_at_least(1), "0", "0 is not allowed; allowed: an integer >= 1"),
+                              (int_at_least(0, 64), "65", "65 is not allowed; allowed: an integer >= 0 and <= 64"),
+                              (int_at_least(1), "2.5", "'2.5' is not an integer"),
+                              (int_at_least(1), "x" * 500, "'" + "x" * 200 + "...' is not an integer"),
+                              (seconds_above_zero, "0", "0 is not allowed; allowed: a finite number of seconds > 0"),
+                              (seconds_above_zero, "nan", "nan is not allowed"),
+                              (seconds_above_zero, "soon", "'soon' is not a number")):
+        with pytest.raises(argparse.ArgumentTypeError) as err:
+            parse(text)
+        assert str(err.value) == says or str(err.value).startswith(says), str(err.value)
+
+
+@pytest.mark.parametrize("module, argv, says", [
+    # envs.baselines --games 0 was a ZeroDivisionError traceback (exit 1); -2 printed a table of
+    # "-0.0% (208.6%-0.0%)" and exited 0; --seed -1 was a ValueError traceback
+    ("envs.baselines", ["--env", "frying_master_v1", "--games", "0"], "argument --games: 0 is not allowed; allowed: an integer >= 1"),
+    ("envs.baselines", ["--env", "frying_master_v1", "--games", "-2"], "argument --games: -2 is not allowed"),
+    ("envs.baselines", ["--env", "frying_master_v1", "--seed", "-1"], "argument --seed: -1 is not allowed; allowed: an integer >= 0"),
+    # the search player's speed table ran with --seconds 0 or -1 and raised a ConfigError traceback at --sims 0
+    ("tests.search.speed", ["--sims", "0"], "argument --sims: 0 is not allowed; allowed: an integer >= 1"),
+    ("tests.search.speed", ["--seconds", "-1"], "argument --seconds: -1 is not allowed; allowed: a finite number of seconds > 0"),
+])
+def test_a_count_or_seed_out_of_range_is_refused_before_any_game(module, argv, says, capsys):
+    import importlib
+
+    with pytest.raises(SystemExit) as e:
+        importlib.import_module(module).main(argv)
+    out, err = capsys.readouterr()
+    assert e.value.code == 2 and says in err and "Traceback" not in err, err
+    assert "|" not in out

@@ -12,6 +12,7 @@ import argparse
 import time
 
 import envs
+from envs.core.inputs import int_at_least, seconds_above_zero
 from envs.core.seeding import make_rng
 from tests.search.helpers import deciders, determinizer, positions
 from training.envspec import EnvSpec
@@ -61,8 +62,8 @@ def measure(env_id: str, seconds: float = 1.0, sims: int = 16) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.search.speed", description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=float, default=1.0, help="seconds per clone / determinisation rate")
-    ap.add_argument("--sims", type=int, default=16, help="simulations per timed decision")
+    ap.add_argument("--seconds", type=seconds_above_zero, default=1.0, help="seconds per clone / determinisation rate")
+    ap.add_argument("--sims", type=int_at_least(1), default=16, help="simulations per timed decision")
     ap.add_argument("--env", action="append", choices=envs.ENV_IDS, help="env id (repeatable; default: all)")
     args = ap.parse_args(argv)
     rows = [measure(e, args.seconds, args.sims) for e in args.env or envs.ENV_IDS]
