@@ -30,6 +30,8 @@ import numpy as np
 from envs.core.errors import ActionParseError
 
 _SPACE = re.compile(r"\s+")
+#: digits past which a reply cannot be an action's index
+_MAX_INDEX_DIGITS = 18
 
 
 def game_of(env_id: str) -> str:
@@ -93,6 +95,9 @@ def parse_action(env: Any, agent: str, text: str) -> int:
         raise ActionParseError(agent, text, names, "the reply is empty")
     table = _raw(env).action_table
     if re.fullmatch(r"[+-]?\d+", s):
+        if len(s.lstrip("+-").lstrip("0")) > _MAX_INDEX_DIGITS:  # no index is that long (and int() refuses 4,300 digits)
+            raise ActionParseError(agent, text, names, f"no action has an index of {len(s)} digits: indices are "
+                                                       f"0..{table.n - 1}")
         i = int(s)
         for idx, _ in legal:
             if idx == i:

@@ -65,6 +65,26 @@ def test_a_long_bad_reply_is_quoted_in_part_and_kept_whole(env_id):
 
 
 @pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_a_reply_of_thousands_of_digits_is_a_parse_error_not_a_crash(env_id):
+    """``int()`` refuses a string of 4,300 digits or more with a bare ValueError, which went past the
+    text agent's retry (it catches ActionParseError) and ended the game; padded zeros still parse."""
+    from envs.core.errors import ActionParseError
+
+    env, agent, legal = _decision_state(env_id)
+    n = _raw_n_actions(env)
+    for reply in ("9" * 5000, "-" + "1" * 19, "1" * 19):
+        with pytest.raises(ActionParseError, match=f"no action has an index of {len(reply)} digits: indices are 0..{n - 1}"):
+            parse_action(env, agent, reply)
+    i = legal[-1][0]
+    assert parse_action(env, agent, "0" * 30 + str(i)) == i
+    with pytest.raises(ActionParseError, match=f"no action has index {n}: indices are"):
+        parse_action(env, agent, str(n))
+
+
+def _raw_n_actions(env) -> int:
+    return getattr(env, "unwrapped", env).action_table.n
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
 def test_a_bad_reply_is_retried_with_the_error_appended(env_id):
     env, agent, legal = _decision_state(env_id)
     pol = make_policy(f"text:{MOD}:bad_then_good", EnvSpec.resolve(env_id))
