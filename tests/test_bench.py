@@ -279,6 +279,13 @@ def test_training_messages(monkeypatch, capsys):
     assert 'pip install -e ".[train]"' in explain(ModuleNotFoundError("No module named 'torch'", name="torch"))
 
 
-def test_bad_counts_are_refused(capsys):
-    assert cli.main(["--games", "0"], out=lambda s="": None) == 2
-    assert "--games" in capsys.readouterr().err
+@pytest.mark.parametrize("argv, says", [
+    (["--games", "0"], "argument --games: 0 is not allowed; allowed: an integer >= 1"),
+    (["--workers", "0", "--vector"], "argument --workers: 0 is not allowed; allowed: an integer >= 1"),
+    # a negative seed was a ValueError traceback from the first reset
+    (["--seed", "-1"], "argument --seed: -1 is not allowed; allowed: an integer >= 0"),
+])
+def test_bad_counts_are_refused(argv, says, capsys):
+    with pytest.raises(SystemExit) as e:
+        cli.main(argv, out=lambda s="": None)
+    assert e.value.code == 2 and says in capsys.readouterr().err
