@@ -167,7 +167,7 @@ class FryingMasterEncoder(Encoder):
     def observe_seats(self, engine: FryingMasterEngine, out: np.ndarray) -> None:
         """Every chef's observation into ``out`` ``(n, size)``: one gather of the public part, then
         each row's ``my_choice_turn``."""
-        np.take(self._absolute(engine), self._all_perms, out=out, mode="clip")
+        self._absolute(engine).take(self._all_perms, out=out, mode="clip")  # (the method: numpy.take adds a Python call)
         at, chooser = self._choice_at, self._chooser
         for i, agent in enumerate(engine.agents):
             out[i, at] = 1.0 if chooser == agent else 0.0

@@ -209,7 +209,7 @@ class ObservationBuilder:
             for seat in range(self.n):
                 out[seat] = self.enc.reference_observe(eng, eng.agents[seat])
         else:
-            np.take(src, self.all_perms, out=out, mode="clip")
+            src.take(self.all_perms, out=out, mode="clip")  # (the method: numpy.take adds a Python call)
 
     # ------------------------------------------------------------------ once per state
     def _current_source(self, eng: "WaroongEngine") -> np.ndarray | None:

@@ -131,7 +131,7 @@ class WokStarEncoder(Encoder):
 
     def observe_seats(self, engine, out: np.ndarray) -> None:
         """Every chef's observation into ``out`` ``(n, size)``: one gather of the shared frame."""
-        np.take(self.plan.frame(engine), self.plan.all_gathers, out=out, mode="clip")
+        self.plan.frame(engine).take(self.plan.all_gathers, out=out, mode="clip")  # (the method: numpy.take adds a Python call)
 
     def global_state(self, engine) -> np.ndarray:
         """``chef_0``'s observation followed by the hidden composition and top of the Regular deck."""
