@@ -55,10 +55,9 @@ def seeds_for(seed: int | Sequence[int | None] | None, num_games: int) -> list[i
     seeds = list(seed)
     if len(seeds) != num_games:
         raise ValueError(f"got {len(seeds)} seeds for {num_games} games; {allowed}")
-    bad = [s for s in seeds if s is not None and not _is_int(s)]
-    if bad:
-        bad = bad[0]
-        raise ValueError(f"seed {shown(bad)} (a {type(bad).__name__}) in the sequence is not allowed; {allowed}")
+    for s in seeds:
+        if s is not None and not _is_int(s):
+            raise ValueError(f"seed {shown(s)} (a {type(s).__name__}) in the sequence is not allowed; {allowed}")
     return [None if s is None else int(s) for s in seeds]
 
 
