@@ -38,6 +38,7 @@ from envs.core.inputs import shown
 from envs.core.tick_env import TickParallelEnv
 
 _NONE: dict = {}  # no action replaced (shared, never written)
+_CLOSED = "this BatchedEnv is closed; build a new one"
 _SMALL_BATCH = 16  # seats up to which the legality check loops in Python
 _WORDWISE_FROM = 8192  # mask entries (wide rows) from which random_legal_actions reads a word at a time
 
@@ -207,6 +208,7 @@ class BatchedEnv:
         self._clock = 0  # batched steps so far; game i's episode started at step _started_at[i]
         self._started_at = [0] * n
         self._started = False
+        self._closed = False
         self._fast = all(_fast_path_serves(e) for e in self.envs)
         self._masks_flat = self._masks.reshape(n * p, self.n_actions)  # a view: _masks is written in place only
         self._flat_rows = np.arange(n * p)
@@ -257,6 +259,8 @@ class BatchedEnv:
 
     def _reset_arrays(self, seed) -> list[dict]:
         """:meth:`reset` leaving the observations and masks in the batch's own arrays."""
+        if self._closed:
+            raise RuntimeError(_CLOSED)
         seeds = seeds_for(seed, self.num_games)
         infos = [self._reset_game(i, s) for i, s in enumerate(seeds)]
         self._started = True
@@ -279,7 +283,7 @@ class BatchedEnv:
         masks as :meth:`_check_legal` does (:class:`ProcessBatchedEnv` checks
         the whole batch once, before any shard steps)."""
         if not self._started:
-            raise RuntimeError("call reset() before step()")
+            raise RuntimeError(_CLOSED if self._closed else "call reset() before step()")
         acts = np.asarray(actions)
         if acts.shape != (self.num_games, self.num_seats):
             raise ValueError(f"actions must have shape (num_games, num_seats) = {(self.num_games, self.num_seats)}, "
@@ -456,6 +460,10 @@ class BatchedEnv:
         return random_legal_actions(rng, self._masks if masks is None else masks)
 
     def close(self) -> None:
+        """Close every game's env; the batch then refuses ``reset`` and ``step``, as
+        :class:`ProcessBatchedEnv` does (closing twice is harmless)."""
+        self._closed = True
+        self._started = False
         for env in self.envs:
             env.close()
 

@@ -178,6 +178,20 @@ def test_a_count_options_or_seed_of_the_wrong_kind_is_refused_with_what_is_allow
     finally:
         venv.close()
 
+
+@pytest.mark.parametrize("form", ["BatchedEnv", "ProcessBatchedEnv"])
+def test_a_closed_batch_refuses_reset_and_step(form):
+    """The in-process form stepped on after ``close()`` where the process form refused."""
+    venv = BatchedEnv("wok_star_v1", 2, {"players": 2}) if form == "BatchedEnv" else \
+        ProcessBatchedEnv("wok_star_v1", 2, workers=1, env_kwargs={"players": 2})
+    _, masks, _ = venv.reset(seed=0)
+    venv.step(random_legal_actions(np.random.default_rng(0), masks))
+    venv.close()
+    venv.close()  # twice is harmless
+    for call in (lambda: venv.step(np.zeros((2, 2), dtype=int)), lambda: venv.reset(seed=0)):
+        with pytest.raises(RuntimeError, match=f"this {form} is closed; build a new one"):
+            call()
+
 def test_process_form_refuses_a_bad_batch_before_any_game_steps():
     kwargs = {"players": 2}
     local = BatchedEnv("frying_master_v1", 4, kwargs)
