@@ -19,7 +19,7 @@ from pathlib import Path
 
 import envs
 from envs.core.errors import KitchenArenaError
-from envs.core.inputs import int_at_least, output_file_problem, quoted
+from envs.core.inputs import int_at_least, output_file_problem, quoted, seconds
 
 from training import missing_extra_message
 from training.policies import SPEC_HELP
@@ -466,16 +466,6 @@ def cmd_schema(args) -> int:
 
 
 # ---------------------------------------------------------------------- parser
-def _seconds(text: str) -> float:
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{text!r} is not a number") from None
-    if not math.isfinite(value) or value < 0:
-        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: a finite number of seconds >= 0")
-    return value
-
-
 def _counts(text: str) -> list[int]:
     parse = int_at_least(1, 64)
     try:
@@ -563,7 +553,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                "(none with --replay)")
     _env_args(w)
     w.add_argument("--seed", type=int_at_least(0), default=None, help="the game's seed (default 0)")
-    w.add_argument("--delay", type=_seconds, default=None,
+    w.add_argument("--delay", type=seconds(zero=True), default=None,
                    help=f"seconds between frames (default {WATCH_DELAY} when stdout is a terminal, else 0)")
     w.add_argument("--every", type=int_at_least(1), default=1, help="draw every N steps")
     w.add_argument("--max-steps", type=int_at_least(0), default=None, help="stop after N steps")

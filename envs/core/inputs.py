@@ -108,15 +108,21 @@ def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
-def seconds_above_zero(text: str) -> float:
-    """An ``argparse`` type: a finite number of seconds > 0."""
-    try:
-        value = float(text)
-    except ValueError:
-        raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
-    if not math.isfinite(value) or value <= 0:
-        raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: a finite number of seconds > 0")
-    return value
+def seconds(zero: bool = False) -> Callable[[str], float]:
+    """An ``argparse`` type: a finite number of seconds > 0 (``>= 0`` with ``zero``), else an error
+    that says what is allowed."""
+    bound = ">= 0" if zero else "> 0"
+
+    def parse(text: str) -> float:
+        try:
+            value = float(text)
+        except ValueError:
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
+        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+            raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: a finite number of seconds {bound}")
+        return value
+    parse.__name__ = "seconds"
+    return parse
 
 
 def output_file_problem(target: str, flag: str, parents_made: bool = False) -> str | None:

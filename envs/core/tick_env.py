@@ -196,7 +196,7 @@ class TickParallelEnv(ParallelEnv):
         time). ``options={"snapshot": d}`` restores ``d`` (an engine
         snapshot) instead of dealing."""
         if options is not None and not isinstance(options, Mapping):
-            raise ConfigError(f"{self.metadata['name']}.reset: options={options!r:.80} is not allowed; allowed: None "
+            raise ConfigError(f"{self.metadata['name']}.reset: options={shown(options)} is not allowed; allowed: None "
                               f"or a dict (known key: 'snapshot')")
         options = dict(options or {})
         if seed is not None:

@@ -78,7 +78,8 @@ from envs.core.errors import IllegalActionError
 from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, check_timeout, default_spin, first_error,
                                read_answer, refuse_if_unusable, serve, shared_arrays, shared_buffers, status_word,
                                stop_workers)
-from envs.vector.batched import _NONE, AgentInfos, BatchedEnv, all_live_legal, check_count, env_options, random_legal_actions, seeds_for
+from envs.vector.batched import (_NONE, AgentInfos, BatchedEnv, all_live_legal, check_count, env_options,
+                                 random_legal_actions, seeds_for)
 
 LABEL = "vector worker"
 

@@ -177,19 +177,21 @@ def test_the_envs_commands_refuse_an_output_file_they_could_not_write_before_mea
 
 
 # ---------------------------------------------------------------------- counts and seeds on the command line
-def test_int_at_least_and_seconds_above_zero_say_what_is_allowed():
+def test_int_at_least_and_seconds_say_what_is_allowed():
     import argparse
 
-    from envs.core.inputs import int_at_least, seconds_above_zero
+    from envs.core.inputs import int_at_least, seconds
 
-    assert int_at_least(1)("3") == 3 and int_at_least(0, 5)("0") == 0 and seconds_above_zero("0.5") == 0.5
+    assert int_at_least(1)("3") == 3 and int_at_least(0, 5)("0") == 0 and seconds()("0.5") == 0.5 and seconds(zero=True)("0") == 0.0
     for parse, text, says in ((int_at_least(1), "0", "0 is not allowed; allowed: an integer >= 1"),
                               (int_at_least(0, 64), "65", "65 is not allowed; allowed: an integer >= 0 and <= 64"),
                               (int_at_least(1), "2.5", "'2.5' is not an integer"),
                               (int_at_least(1), "x" * 500, "'" + "x" * 200 + "...' is not an integer"),
-                              (seconds_above_zero, "0", "0 is not allowed; allowed: a finite number of seconds > 0"),
-                              (seconds_above_zero, "nan", "nan is not allowed"),
-                              (seconds_above_zero, "soon", "'soon' is not a number")):
+                              (seconds(), "0", "0 is not allowed; allowed: a finite number of seconds > 0"),
+                              (seconds(zero=True), "-1", "-1 is not allowed; allowed: a finite number of seconds >= 0"),
+                              (seconds(zero=True), "inf", "inf is not allowed"),
+                              (seconds(), "nan", "nan is not allowed"),
+                              (seconds(), "soon", "'soon' is not a number")):
         with pytest.raises(argparse.ArgumentTypeError) as err:
             parse(text)
         assert str(err.value) == says or str(err.value).startswith(says), str(err.value)

@@ -12,7 +12,7 @@ import argparse
 import time
 
 import envs
-from envs.core.inputs import int_at_least, seconds_above_zero
+from envs.core.inputs import int_at_least, seconds
 from envs.core.seeding import make_rng
 from tests.search.helpers import deciders, determinizer, positions
 from training.envspec import EnvSpec
@@ -62,7 +62,7 @@ def measure(env_id: str, seconds: float = 1.0, sims: int = 16) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.search.speed", description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=seconds_above_zero, default=1.0, help="seconds per clone / determinisation rate")
+    ap.add_argument("--seconds", type=seconds(), default=1.0, help="seconds per clone / determinisation rate")
     ap.add_argument("--sims", type=int_at_least(1), default=16, help="simulations per timed decision")
     ap.add_argument("--env", action="append", choices=envs.ENV_IDS, help="env id (repeatable; default: all)")
     args = ap.parse_args(argv)
