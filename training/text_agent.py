@@ -34,7 +34,25 @@ from envs.core.text import legal_actions, parse_action, prompt
 #: the most retries a spec may ask for
 MAX_RETRIES = 10
 
-_ACTION_LINE = re.compile(r"^[\s*_#>-]*action[\s*_]*[:=][\s*_]*(.+?)[\s*_.]*$", re.I | re.M)
+#: The head of a line ``Action: ...`` (markdown's ``*``, ``_``, ``#``, ``>``, ``-`` around it allowed;
+#: ``[^\S\n]``: a space that is not a line break, so the head stays within its line). The value
+#: after it is cut out in :func:`_value`. A single pattern for both, whose spaces could cross lines
+#: and whose lazy value sat before a trailing class, backtracked quadratically: a reply of 32,000
+#: line breaks took 4.7 s, and a megabyte would take hours.
+_ACTION_HEAD = re.compile(r"^(?:[^\S\n]|[*_#>-])*action(?:[^\S\n]|[*_])*[:=]", re.I | re.M)
+_LEAD = re.compile(r"[\s*_]*")
+
+
+def _value(reply: str, start: int, stop: int) -> str:
+    """The value of the ``Action:`` head ending at ``start``: after spaces (line breaks too), ``*``
+    and ``_``, the rest of that line, without spaces, ``*``, ``_`` and ``.`` at its end and quotes
+    round it. It is looked for before ``stop`` (the next head), so a reply is read once."""
+    i = _LEAD.match(reply, start, stop).end()
+    j = reply.find("\n", i, stop)
+    j = stop if j < 0 else j
+    while j > i and (reply[j - 1].isspace() or reply[j - 1] in "*_."):
+        j -= 1
+    return reply[i:j].strip("`'\"").strip()
 
 
 def extract_action(env: Any, agent: str, reply: Any) -> int:
@@ -47,8 +65,9 @@ def extract_action(env: Any, agent: str, reply: Any) -> int:
         if not isinstance(reply, str):
             raise
         error = first
-    for m in reversed(list(_ACTION_LINE.finditer(reply))):
-        candidate = m.group(1).strip().strip("`'\"").strip()
+    heads = [m.end() for m in _ACTION_HEAD.finditer(reply)]
+    for k in range(len(heads) - 1, -1, -1):
+        candidate = _value(reply, heads[k], heads[k + 1] if k + 1 < len(heads) else len(reply))
         try:
             return parse_action(env, agent, candidate)
         except ActionParseError as e:

@@ -41,10 +41,12 @@ Its ``unwrapped`` is this object, with the attributes PettingZoo's wrappers
 
 from __future__ import annotations
 
+import copy
 from typing import Any, ClassVar
 
 import numpy as np
 from pettingzoo import AECEnv
+from pettingzoo.utils import wrappers
 
 from envs.core.tick_env import TickParallelEnv
 
@@ -58,7 +60,7 @@ class TickAECEnv(AECEnv):
     def __init__(self, **kwargs: Any):
         super().__init__()
         self.par = self.parallel_cls(**kwargs)
-        self.metadata = dict(self.par.metadata)
+        self.metadata = copy.deepcopy(self.par.metadata)  # its own: wrappers edit it (CaptureStdoutWrapper)
         self.render_mode = self.par.render_mode
         self.possible_agents = list(self.par.possible_agents)
         self.observation_spaces = {a: self.par.observation_space(a) for a in self.possible_agents}
@@ -139,10 +141,21 @@ class TickAECEnv(AECEnv):
         self._replaced = {}
         self.agent_selection = self._order[0] if self._order else None
 
+    def _over(self) -> RuntimeError:
+        return RuntimeError(f"{self.metadata['name']}: the episode is over (every agent has stepped out with "
+                            "None); call reset()")
+
+    def last(self, observe: bool = True):
+        if self.par.engine is not None and not self.agents:
+            raise self._over()
+        return super().last(observe)
+
     def step(self, action: Any) -> None:
         agent = self.agent_selection
         if agent is None or self.par.engine is None:
             raise RuntimeError(f"{self.metadata['name']}: call reset() before step()")
+        if not self.agents:
+            raise self._over()
         if self.terminations.get(agent) or self.truncations.get(agent):
             self._was_dead_step(action)
             return
@@ -188,3 +201,25 @@ class TickAECEnv(AECEnv):
 
     def __str__(self) -> str:
         return self.metadata["name"]
+
+
+class OrderEnforcing(wrappers.OrderEnforcingWrapper):
+    """PettingZoo's ``OrderEnforcingWrapper``, with two doors mended: a ``reset`` the env refuses
+    (a bad seed, options or snapshot) leaves the wrapper as it was (PettingZoo's marks itself
+    reset before it calls the env, so a refused first reset let ``step`` and ``last`` through to
+    an env that had no game), and ``last`` after the episode says so."""
+
+    def reset(self, seed: int | None = None, options: dict | None = None) -> None:
+        had_reset, had_updated = self._has_reset, self._has_updated
+        try:
+            super().reset(seed=seed, options=options)
+        except BaseException:
+            self._has_reset, self._has_updated = had_reset, had_updated
+            raise
+
+    def last(self, observe: bool = True):
+        """PettingZoo's ``last``; once every agent has stepped out, the env's "the episode is over;
+        call reset()" rather than a bare ``KeyError``."""
+        if self._has_reset and not self.env.agents and isinstance(self.unwrapped, TickAECEnv):
+            raise self.unwrapped._over()
+        return super().last(observe)

@@ -8,7 +8,8 @@ Each ``envs/<game>_vN.py`` does::
 ``parallel_env(**kwargs)`` is the ParallelEnv itself; ``env(**kwargs)`` is the
 game's native AEC env (:class:`~envs.core.aec_env.TickAECEnv`: each action is
 checked when it is submitted) in PettingZoo's standard
-``OrderEnforcingWrapper``. No ``AssertOutOfBoundsWrapper``: the env checks
+``OrderEnforcingWrapper`` (:class:`~envs.core.aec_env.OrderEnforcing`: a refused
+``reset`` leaves it as it was). No ``AssertOutOfBoundsWrapper``: the env checks
 every action itself, with explicit errors that ``python -O`` does not remove.
 """
 
@@ -17,9 +18,7 @@ from __future__ import annotations
 import sys
 from typing import Any, Callable
 
-from pettingzoo.utils import wrappers
-
-from envs.core.aec_env import TickAECEnv
+from envs.core.aec_env import OrderEnforcing, TickAECEnv
 from envs.core.tick_env import TickParallelEnv
 
 
@@ -39,10 +38,10 @@ def make_entry_points(raw_cls: type[TickParallelEnv], aec_cls: type[TickAECEnv] 
         return raw_cls(**kwargs)
 
     def env(**kwargs: Any):
-        return wrappers.OrderEnforcingWrapper(aec_cls(**kwargs))
+        return OrderEnforcing(aec_cls(**kwargs))
 
     name = raw_cls.metadata["name"]
     parallel_env.__doc__ = f"The {name} ParallelEnv. Keyword options: see docs or {raw_cls.__name__}.config_spec()."
-    env.__doc__ = (f"The {name} native AEC env ({aec_cls.__name__} in PettingZoo's OrderEnforcingWrapper); "
+    env.__doc__ = (f"The {name} native AEC env ({aec_cls.__name__} in PettingZoo's OrderEnforcingWrapper, envs.core.aec_env.OrderEnforcing); "
                    "the same keyword options as parallel_env.")
     return env, parallel_env

@@ -13,6 +13,8 @@ import numbers
 from dataclasses import dataclass
 from typing import Any, Iterable, Iterator, Mapping
 
+import numpy as np
+
 from envs.core.errors import ConfigError
 
 _MISSING = object()
@@ -92,6 +94,10 @@ class Option:
             if self.allow_none or (self.choices is not None and None in self.choices):
                 return None
             raise bad()
+        if isinstance(value, np.bool_):  # numpy's bool and str read as Python's (as numpy ints read as int)
+            value = bool(value)
+        elif isinstance(value, str) and type(value) is not str:
+            value = str(value)
         if self.choices is not None:
             for c in self.choices:
                 if type(c) is type(value) and c == value:

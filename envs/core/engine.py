@@ -38,6 +38,7 @@ from envs.core.seeding import make_rng, rng_from_dict, rng_to_dict
 from envs.core.tables import ActionTable
 
 NOOP = ActionTable.NOOP
+_SNAPSHOT_KEYS = ("engine", "version", "config", "tick", "rng", "state")  # exactly the keys of to_dict()
 
 
 @dataclass
@@ -327,14 +328,19 @@ class GameEngine(ABC):
         """
         if not isinstance(snapshot, Mapping):
             raise SnapshotError(f"a snapshot must be a dict, got {type(snapshot).__name__}")
-        missing = [k for k in ("engine", "version", "config", "tick", "rng", "state") if k not in snapshot]
+        missing = [k for k in _SNAPSHOT_KEYS if k not in snapshot]
         if missing:
             raise SnapshotError(f"snapshot lacks {missing}")
+        extra = [k for k in snapshot if k not in _SNAPSHOT_KEYS]
+        if extra:
+            raise SnapshotError(f"snapshot has unknown keys {shown(sorted(map(str, extra)), 120)}; a snapshot has "
+                                f"exactly {list(_SNAPSHOT_KEYS)}")
         if snapshot["engine"] != cls.ENGINE_NAME:
-            raise SnapshotError(f"snapshot is of engine {snapshot['engine']!r}, expected {cls.ENGINE_NAME!r}")
-        if snapshot["version"] != cls.SNAPSHOT_VERSION:
+            raise SnapshotError(f"snapshot is of engine {shown(snapshot['engine'], 60)}, expected {cls.ENGINE_NAME!r}")
+        if type(snapshot["version"]) is not int or snapshot["version"] != cls.SNAPSHOT_VERSION:
             raise SnapshotError(
-                f"snapshot version {snapshot['version']!r} does not match engine version {cls.SNAPSHOT_VERSION}"
+                f"snapshot version {shown(snapshot['version'], 60)} does not match engine version {cls.SNAPSHOT_VERSION} "
+                f"(an integer)"
             )
         tick = snapshot["tick"]
         if isinstance(tick, bool) or not isinstance(tick, numbers.Integral) or not 0 <= tick < 10 ** 9:

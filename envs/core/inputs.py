@@ -40,6 +40,7 @@ import argparse
 import io
 import json
 import math
+import reprlib
 import sys
 import zipfile
 from pathlib import Path
@@ -87,9 +88,40 @@ def quoted(text: object, limit: int = 200) -> str:
     return repr(t if len(t) <= limit else t[:limit] + "...")
 
 
+class _Brief(reprlib.Repr):
+    """``repr`` that stays short and cannot fail: containers shown to a few levels and items,
+    an integer too long for ``repr`` (Python refuses past 4,300 digits) by its size."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        try:
+            return super().repr_int(x, level)
+        except ValueError:
+            return f"<an integer of {x.bit_length()} bits>"
+
+
+def _brief(limit: int) -> _Brief:
+    r = _Brief()
+    r.maxlevel = 6
+    r.maxlist = r.maxtuple = r.maxset = r.maxfrozenset = r.maxdeque = r.maxarray = r.maxdict = 40
+    r.maxstring = r.maxlong = r.maxother = limit + 3
+    return r
+
+
+_BRIEF: dict[int, _Brief] = {}
+
+
 def shown(value: object, limit: int = 200) -> str:
-    """``repr(value)`` for a one-line message, cut after ``limit`` characters."""
-    r = repr(value)
+    """``repr(value)`` for a one-line message, cut after ``limit`` characters. It never builds
+    the whole ``repr`` of a big or deeply nested value (which could exhaust the stack: a list
+    nested 3,000 deep) and never fails (an integer of 5,000 digits, an object whose ``repr``
+    raises): containers past 6 levels or 40 items show ``...``."""
+    brief = _BRIEF.get(limit)
+    if brief is None:
+        brief = _BRIEF.setdefault(limit, _brief(limit))
+    try:
+        r = brief.repr(value)
+    except Exception:  # noqa: BLE001 - a message must not fail: name the type instead
+        r = f"<a {type(value).__name__}>"
     return r if len(r) <= limit else r[:limit] + "..."
 
 

@@ -67,7 +67,7 @@ def _check_pcg64(state: dict) -> None:
     if inner["inc"] % 2 != 1:
         raise bad("rng.state.inc must be odd (a PCG64 increment)")
     h, u = state["has_uint32"], state["uinteger"]
-    if isinstance(h, bool) or h not in (0, 1) or isinstance(u, bool) or not isinstance(u, int) or not 0 <= u < 2 ** 32:
+    if type(h) is not int or h not in (0, 1) or isinstance(u, bool) or not isinstance(u, int) or not 0 <= u < 2 ** 32:
         raise bad(f"rng.has_uint32 must be 0 or 1 and rng.uinteger an integer in 0..2**32-1, got {h!r}, {u!r}")
 
 

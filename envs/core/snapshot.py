@@ -25,11 +25,11 @@ import numbers
 from typing import Any, Iterable, Mapping, Sequence
 
 from envs.core.errors import SnapshotError
+from envs.core.inputs import shown
 
 
 def _show(value: Any) -> str:
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return shown(value, 57)
 
 
 class Checker:

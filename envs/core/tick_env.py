@@ -111,6 +111,9 @@ class TickParallelEnv(ParallelEnv):
 
     def __init__(self, **kwargs: Any):
         super().__init__()
+        # Each env its own metadata: a wrapper that edits it (PettingZoo's CaptureStdoutWrapper adds a
+        # render mode) must not change the class's, and with it every later env's.
+        self.metadata = copy.deepcopy(type(self).metadata)
         self._init_kwargs = dict(kwargs)
         self.config = self.config_spec().resolve(kwargs)
         self.render_mode = self.config["render_mode"]
@@ -206,7 +209,10 @@ class TickParallelEnv(ParallelEnv):
         else:
             rng = make_rng(None)
         if "snapshot" in options:
-            self.restore(options.pop("snapshot"))
+            self.restore(options.pop("snapshot"), in_progress=True)
+            if seed is not None:
+                logger.warn(f"{self.metadata['name']}.reset: seed={seed!r} ignored: a snapshot carries its own "
+                            "generator (give a seed or a snapshot)")
         else:
             self.engine = self.engine_cls(self.engine_config, rng)
         if options:
@@ -329,15 +335,22 @@ class TickParallelEnv(ParallelEnv):
             raise RuntimeError(f"{self.metadata['name']}: call reset() before snapshot()")
         return self.engine.to_dict()
 
-    def restore(self, snapshot: Mapping[str, Any]) -> None:
+    def restore(self, snapshot: Mapping[str, Any], in_progress: bool = False) -> None:
         """Continue from a snapshot of this env's engine and config.
 
         Raises SnapshotError (and keeps the current game exactly as it was)
         if the snapshot is of another game or config, or corrupt: the game's
         own checks run first (``load_state_dict``), then every live agent's
         observation and mask and the global state must lie in their declared
-        spaces; only then is the new game installed."""
+        spaces; only then is the new game installed. ``in_progress=True``
+        (``reset(options={"snapshot": ...})``, which starts an episode) also
+        refuses a game that is over."""
         engine = self.engine_cls.from_dict(snapshot)
+        if in_progress and not engine.live_agents():
+            raise SnapshotError(
+                f"{self.metadata['name']}: reset(options={{'snapshot': ...}}) got a snapshot of a game that is over "
+                f"(tick {engine.tick}, no agent left to act); reset starts an episode, so it takes a game in "
+                f"progress (restore() shows a finished one)")
         if engine.config != self.engine_config:
             diff = sorted(k for k in set(engine.config) | set(self.engine_config)
                           if engine.config.get(k) != self.engine_config.get(k))

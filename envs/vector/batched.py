@@ -45,20 +45,25 @@ _WORDWISE_FROM = 8192  # mask entries (wide rows) from which random_legal_action
 
 def seeds_for(seed: int | Sequence[int | None] | None, num_games: int) -> list[int | None]:
     """Per-game seeds: an int ``s`` gives ``s, s+1, ...``; a sequence is used
-    as is (its length must be ``num_games``); None leaves every game unseeded."""
+    as is (its length must be ``num_games``); None leaves every game unseeded.
+    Every seed is checked (an integer >= 0) before any game is reset."""
     allowed = f"give None, one int, or a sequence of exactly {num_games} ints or None (one per game)"
     if seed is None:
         return [None] * num_games
     if _is_int(seed):
+        if seed < 0:
+            raise ValueError(f"seed={int(seed)} is not allowed: seeds are non-negative integers; {allowed}")
         return [int(seed) + i for i in range(num_games)]
     if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
         raise ValueError(f"seed={shown(seed)} (a {type(seed).__name__}) is not allowed; {allowed}")
     seeds = list(seed)
     if len(seeds) != num_games:
         raise ValueError(f"got {len(seeds)} seeds for {num_games} games; {allowed}")
-    for s in seeds:
+    for i, s in enumerate(seeds):
         if s is not None and not _is_int(s):
-            raise ValueError(f"seed {shown(s)} (a {type(s).__name__}) in the sequence is not allowed; {allowed}")
+            raise ValueError(f"seed {shown(s)} (a {type(s).__name__}) for game {i} is not allowed; {allowed}")
+        if s is not None and s < 0:
+            raise ValueError(f"seed {int(s)} for game {i} is not allowed: seeds are non-negative integers; {allowed}")
     return [None if s is None else int(s) for s in seeds]
 
 
@@ -71,6 +76,16 @@ def env_options(env_kwargs: Any) -> dict:
     if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
         raise ValueError(f"env_kwargs must be a dict of the env's options, got a {type(env_kwargs).__name__}")
     return dict(env_kwargs or {})
+
+
+def action_array(actions: Any, num_games: int, num_seats: int) -> np.ndarray:
+    """``np.asarray(actions)``, or a ValueError saying what is allowed where numpy cannot make
+    one array of it (rows of different lengths, objects that are not numbers)."""
+    try:
+        return np.asarray(actions)
+    except (ValueError, TypeError) as e:
+        raise ValueError(f"actions must be an array of integers of shape (num_games, num_seats) = "
+                         f"{(num_games, num_seats)}; got {shown(actions)}, which is not one array ({e})") from None
 
 
 def check_count(name: str, value: Any) -> int:
@@ -284,7 +299,7 @@ class BatchedEnv:
         the whole batch once, before any shard steps)."""
         if not self._started:
             raise RuntimeError(_CLOSED if self._closed else "call reset() before step()")
-        acts = np.asarray(actions)
+        acts = action_array(actions, self.num_games, self.num_seats)
         if acts.shape != (self.num_games, self.num_seats):
             raise ValueError(f"actions must have shape (num_games, num_seats) = {(self.num_games, self.num_seats)}, "
                              f"got {acts.shape}")

@@ -78,8 +78,8 @@ from envs.core.errors import IllegalActionError
 from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, check_timeout, default_spin, first_error,
                                read_answer, refuse_if_unusable, serve, shared_arrays, shared_buffers, status_word,
                                stop_workers)
-from envs.vector.batched import (_NONE, AgentInfos, BatchedEnv, all_live_legal, check_count, env_options,
-                                 random_legal_actions, seeds_for)
+from envs.vector.batched import (_NONE, AgentInfos, BatchedEnv, action_array, all_live_legal, check_count,
+                                 env_options, random_legal_actions, seeds_for)
 
 LABEL = "vector worker"
 
@@ -344,9 +344,6 @@ class ProcessBatchedEnv:
     def reset(self, seed: int | Sequence[int | None] | None = None):
         self._usable()
         seeds = seeds_for(seed, self.num_games)
-        bad = [(i, s) for i, s in enumerate(seeds) if s is not None and s < 0]
-        if bad:
-            raise ValueError(f"seeds must be non-negative integers or None, got {bad[0][1]} for game {bad[0][0]}")
         local = self._local
         sl0 = self._slices[0]
         parts = self._round("reset", [seeds[sl] for sl in self._slices[1:]], lambda: local._reset_arrays(seeds[sl0]))
@@ -390,7 +387,7 @@ class ProcessBatchedEnv:
 
     def step(self, actions: np.ndarray):
         self._usable()
-        acts = self._check(np.asarray(actions))
+        acts = self._check(action_array(actions, self.num_games, self.num_seats))
         local, block = self._local, self._block
         sl0 = self._slices[0]
         if block is not None:  # the workers read their actions from the block (written before the pipe's message)

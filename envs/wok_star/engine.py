@@ -34,7 +34,7 @@ from envs.wok_star.rules import (ACTIONS, closed_for_business, daily_accounting,
                                  player_powers, setup, wash_the_dishes)
 from envs.wok_star.rules.events import check_events
 from envs.wok_star.rules.open_for_business import ticks_for
-from envs.wok_star.snapshot import ALL_PHASES, check_config, check_state
+from envs.wok_star.snapshot import ALL_PHASES, check_config, check_state, check_tick
 
 PHASES = ("choose_character", "distribute", "third_die", "open", "wash", "closed", "goal_cubes", "prep", "over")
 #: Actions that count as doing something in a wash or after closing.
@@ -405,6 +405,16 @@ class WokStarEngine(TickEngine):
             setattr(obj, f, _copy_plain(getattr(self, f)))
         obj._reset_transient()
         obj.touch()
+        return obj
+
+    @classmethod
+    def from_dict(cls, snapshot) -> "WokStarEngine":
+        """The core's :meth:`~envs.core.engine.GameEngine.from_dict`, and then the snapshot's tick
+        against its state (:func:`~envs.wok_star.snapshot.check_tick`): the tick is not part of
+        ``state``, and Wok Star's rules never read it, so nothing else would refuse a tick that
+        no game reaches."""
+        obj = super().from_dict(snapshot)
+        check_tick(obj.tick, obj.config, obj.log)
         return obj
 
     def load_state_dict(self, state: dict) -> None:

@@ -32,6 +32,10 @@ What is checked, in order:
 6. **Derived fields** (:func:`check_history`): the record of completed days,
    the total income, the goal cubes left on the Income Tracker and those
    passed, the win - each must be what it is derived from.
+7. **The tick** (:func:`check_tick`, by ``WokStarEngine.from_dict``: a whole snapshot's tick
+   against its state; ``load_state_dict`` keeps the engine's own tick): at most
+   :func:`~envs.wok_star.engine.max_episode_steps` of the config (no legal game is longer) and
+   not before the last log entry's tick (``d{day} t{tick}: ...``).
 
 Every rule is a fact of every state reached by legal play (tests replay
 whole games through it); each costs O(size of the state).
@@ -39,9 +43,11 @@ whole games through it); each costs O(size of the state).
 
 from __future__ import annotations
 
+import re
 from types import SimpleNamespace
 from typing import Any, Mapping
 
+from envs.core.errors import SnapshotError
 from envs.core.snapshot import Checker
 from envs.wok_star.cards import DIFFICULTIES, EVENT_CARD_BASE, GameData
 
@@ -619,3 +625,23 @@ def check_history(v: Checker, f: SimpleNamespace, g: Rules) -> None:
                          "least one in phase 'goal_cubes')", f.cubes_passed)
     elif f.cubes_passed:
         raise v.fail("cubes_passed", "must be 0 outside phase 'goal_cubes'", f.cubes_passed)
+
+
+# ---------------------------------------------------------------------------- 7. tick
+_LOG_TICK = re.compile(r"d\d+ t(\d{1,9}): ")
+
+
+def check_tick(tick: int, config: Mapping[str, Any], log: list[str]) -> None:
+    """A snapshot's tick (the core has checked it is an integer >= 0) against its checked config
+    and ``log``: within the longest game legal play takes with ``config``, and not before the
+    last log entry was written."""
+    from envs.wok_star.engine import max_episode_steps  # the engine imports this module
+
+    bound = max_episode_steps(**config)
+    if tick > bound:
+        raise SnapshotError(f"snapshot field tick: must be at most {bound}, the longest game legal play takes "
+                            f"with this config (max_episode_steps), got {tick}")
+    m = _LOG_TICK.match(log[-1]) if log else None
+    if m is not None and tick < int(m.group(1)):
+        raise SnapshotError(f"snapshot field tick: must be at least {m.group(1)}, the tick of the last log entry "
+                            f"({log[-1][:60]!r}), got {tick}")

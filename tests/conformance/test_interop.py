@@ -484,3 +484,102 @@ def test_an_engine_config_the_rules_exclude_is_refused_by_new():
         WaroongEngine.new({"plain_mode": True, "character_mode": True}, seed=0)
     with pytest.raises(ConfigError, match="unknown option\\(s\\) 'own_picks'"):  # the observation's, not the rules'
         WaroongEngine.new({"own_picks": True}, seed=0)
+
+
+# ---------------------------------------------------------------------------------------------- the AEC form's ends
+def _played_out_aec(env_id):
+    """An AEC env whose every agent has stepped out (a game cut at one tick)."""
+    env = _module(env_id).env(**SMALL[env_id], max_cycles=1)
+    env.reset(seed=0)
+    for a in env.agent_iter():
+        obs, _, term, trunc, _ = env.last()
+        env.step(None if term or trunc else int(np.flatnonzero(obs["action_mask"])[0]))
+    assert env.agents == []
+    return env
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_the_aec_form_after_its_episode_says_so_and_changes_nothing(env_id):
+    """Stepping the unwrapped AEC env after every agent had stepped out raised a bare
+    ``IndexError`` and still ran one more tick of the game (its engine's tick moved on, and a
+    reward entry came back for an agent that had left); ``last()`` raised a bare ``KeyError``."""
+    env = _played_out_aec(env_id)
+    raw = env.unwrapped
+    tick, snap = raw.engine.tick, raw.par.snapshot()
+    for call in (lambda: raw.step(0), lambda: raw.last(), lambda: env.last()):
+        with pytest.raises(RuntimeError, match=r"the episode is over .*; call reset\(\)"):
+            call()
+    assert raw.engine.tick == tick and raw.par.snapshot() == snap
+    assert raw._cumulative_rewards == {} and raw.agents == []
+    env.reset(seed=1)  # and it starts again
+    assert env.agents and env.last()[0] is not None
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_a_refused_first_reset_leaves_the_aec_form_unreset(env_id):
+    """PettingZoo's ``OrderEnforcingWrapper`` marked itself reset before the env refused the
+    reset, so ``step`` then only warned and ``last`` raised an empty ``AssertionError``."""
+    env = _module(env_id).env(**SMALL[env_id])
+    with pytest.raises(ValueError, match="seed must be a non-negative integer"):
+        env.reset(seed=1.5)
+    with pytest.raises(AssertionError, match=r"reset\(\) needs to be called before step"):
+        env.step(0)
+    env.reset(seed=1)
+    assert env.agent_selection == env.agents[0]
+    assert type(pickle.loads(pickle.dumps(env))) is type(env)
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_a_wrapper_that_edits_metadata_changes_only_its_own_env(env_id):
+    """The AEC env shared its ``render_modes`` list with the class: each
+    ``CaptureStdoutWrapper`` appended ``"ansi"`` to every later env of the game."""
+    from pettingzoo.utils.wrappers import CaptureStdoutWrapper
+
+    mod = _module(env_id)
+    modes = list(mod.raw_env.metadata["render_modes"])
+    for _ in range(2):
+        CaptureStdoutWrapper(mod.env(**SMALL[env_id], render_mode="human"))
+    assert mod.raw_env.metadata["render_modes"] == modes
+    assert mod.env(**SMALL[env_id]).metadata["render_modes"] == modes
+    assert mod.parallel_env(**SMALL[env_id]).metadata["render_modes"] == modes
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_reset_refuses_a_snapshot_of_a_finished_game_and_warns_of_an_ignored_seed(env_id):
+    """``reset(options={"snapshot": s})`` of a game that was over returned no agents (the
+    AEC form then had no agent to select); a seed given with a snapshot was dropped silently."""
+    mod = _module(env_id)
+    env = mod.parallel_env(**SMALL[env_id])
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while env.agents:
+        obs, *_ = env.step(_random_legal(rng, obs, env.agents))
+    finished = env.snapshot()
+    for form in ("parallel", "aec"):
+        fresh = mod.parallel_env(**SMALL[env_id]) if form == "parallel" else mod.env(**SMALL[env_id])
+        fresh.reset(seed=5)
+        raw = fresh if form == "parallel" else fresh.unwrapped
+        before = raw.snapshot()
+        with pytest.raises(SnapshotError, match="a snapshot of a game that is over"):
+            fresh.reset(options={"snapshot": finished})
+        assert raw.snapshot() == before and fresh.agents
+    env.restore(finished)  # restore() still shows a finished game
+    assert env.agents == [] and env.snapshot() == finished
+    env.reset(seed=3)
+    live = env.snapshot()
+    with pytest.warns(UserWarning, match="seed=9 ignored: a snapshot carries its own generator"):
+        env.reset(seed=9, options={"snapshot": live})
+    assert env.snapshot() == live
+
+
+@pytest.mark.parametrize("env_id", IDS)
+def test_numpy_strings_and_bools_are_options_as_numpy_ints_are(env_id):
+    """``render_mode=np.str_("ansi")`` and ``np.True_`` for a bool option were refused while
+    ``np.int64`` was taken; each now reads as Python's own value."""
+    mod = _module(env_id)
+    kw = {k: (np.int64(v) if type(v) is int else v) for k, v in SMALL[env_id].items()}
+    env = mod.parallel_env(**kw, render_mode=np.str_("ansi"), mask_in_infos=np.True_)
+    assert env.render_mode == "ansi" and type(env.render_mode) is str
+    assert env.config["mask_in_infos"] is True
+    with pytest.raises(ConfigError, match="option render_mode='bogus' is not allowed"):
+        mod.parallel_env(**SMALL[env_id], render_mode=np.str_("bogus"))

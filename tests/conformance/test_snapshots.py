@@ -70,3 +70,45 @@ def test_snapshot_text_past_the_json_readers_limits_is_a_snapshot_error(env_id):
             (text[: len(text) // 2], "snapshot: not valid JSON")):
         with pytest.raises(SnapshotError, match=match):
             engine_cls.from_json(bad)
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_a_snapshots_own_keys_are_checked_as_strictly_as_its_state(env_id):
+    """The wrapper of a snapshot was laxer than its ``state``: unknown top-level keys were
+    dropped silently, ``version`` took ``True`` and ``1.0`` (a plain ``!=``), and
+    ``rng.has_uint32`` took ``1.0`` and came back as ``1`` (no round trip)."""
+    mod = envs.get_env_module(env_id)
+    env = mod.parallel_env(**mod.TEST_CONFIGURATIONS[0])
+    env.reset(seed=4)
+    good = env.snapshot()
+    rng_state = good["rng"]
+    damaged = [
+        ({**good, "comment": "x"}, r"snapshot has unknown keys \['comment'\]; a snapshot has exactly \['engine'"),
+        ({**good, "version": True}, r"snapshot version True does not match engine version \d+ \(an integer\)"),
+        ({**good, "version": float(good["version"])}, r"snapshot version \d+\.0 does not match"),
+        ({**good, "rng": {**rng_state, "has_uint32": float(rng_state["has_uint32"])}}, r"rng\.has_uint32 must be 0 or 1"),
+    ]
+    for bad, message in damaged:
+        with pytest.raises(SnapshotError, match=message):
+            env.restore(bad)
+        assert env.snapshot() == good
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_a_deeply_nested_value_is_named_in_the_message_not_a_recursion_error(env_id):
+    """A value nested 3,000 lists deep where a field wants something else was refused as
+    "corrupt ... RecursionError: maximum recursion depth exceeded while getting the repr": the
+    message's ``repr`` of the value, not the check, overflowed the stack."""
+    mod = envs.get_env_module(env_id)
+    env = mod.parallel_env(**mod.TEST_CONFIGURATIONS[0])
+    env.reset(seed=4)
+    good = env.snapshot()
+    deep: list = []
+    for _ in range(3000):
+        deep = [deep]
+    for field in sorted(good["state"])[:3]:
+        bad = {**good, "state": {**good["state"], field: deep}}
+        with pytest.raises(SnapshotError) as caught:
+            env.restore(bad)
+        assert "RecursionError" not in str(caught.value) and "snapshot field state." in str(caught.value)
+        assert env.snapshot() == good

@@ -215,3 +215,28 @@ def test_a_count_or_seed_out_of_range_is_refused_before_any_game(module, argv, s
     out, err = capsys.readouterr()
     assert e.value.code == 2 and says in err and "Traceback" not in err, err
     assert "|" not in out
+
+
+def test_shown_stays_short_and_never_fails():
+    """``shown`` built the whole ``repr`` first: a list nested 3,000 deep overflowed the stack
+    (a snapshot's message became "RecursionError"), an integer of 5,000 digits raised
+    ``ValueError`` (past Python's 4,300-digit ``repr``), a huge list was printed whole before
+    it was cut."""
+    from envs.core.inputs import shown
+
+    deep: list = []
+    for _ in range(3000):
+        deep = [deep]
+    assert shown(deep) == "[[[[[[[...]]]]]]]"
+    assert shown(10 ** 5000) == f"<an integer of {(10 ** 5000).bit_length()} bits>"
+    big = shown(list(range(10 ** 6)))
+    assert big.startswith("[0, 1, 2, ") and big.endswith(", ...]") and len(big) < 250
+
+    class Broken:
+        def __repr__(self):
+            raise RuntimeError("no repr")
+
+    assert "Broken" in shown(Broken())
+    assert shown("bogus") == "'bogus'" and shown({"a": [1, 2]}) == "{'a': [1, 2]}"
+    assert shown("x" * 500).endswith("...") and len(shown("x" * 500)) == 203
+    assert shown("x" * 50, 10).endswith("...") and len(shown("x" * 50, 10)) == 13

@@ -170,13 +170,47 @@ def test_a_count_options_or_seed_of_the_wrong_kind_is_refused_with_what_is_allow
     venv = make(2, {"players": 2})
     try:
         venv.reset(seed=np.int64(3))
-        for bad, what in (("a", "seed='a' (a str)"), (1.5, "seed=1.5 (a float)"), ([1, "2"], "seed '2' (a str) in the sequence"),
-                          ([1, True], "seed True (a bool) in the sequence"), ([1], "got 1 seeds for 2 games")):
+        for bad, what in (("a", "seed='a' (a str)"), (1.5, "seed=1.5 (a float)"), ([1, "2"], "seed '2' (a str) for game 1"),
+                          ([1, True], "seed True (a bool) for game 1"), ([1], "got 1 seeds for 2 games"),
+                          (-2, "seed=-2 is not allowed: seeds are non-negative integers"),
+                          ([4, np.int64(-1)], "seed -1 for game 1 is not allowed: seeds are non-negative integers")):
             with pytest.raises(ValueError, match=re.escape(what) + ".*give None, one int, or a sequence of exactly 2 ints"):
                 venv.reset(seed=bad)
         assert seeds_for(np.array([4, 5]), 2) == [4, 5] and seeds_for([None, 7], 2) == [None, 7]
     finally:
         venv.close()
+
+
+@pytest.mark.parametrize("form", ["BatchedEnv", "ProcessBatchedEnv"])
+def test_a_bad_seed_or_ragged_actions_are_refused_before_any_game_changes(form):
+    """``BatchedEnv.reset(seed=[7, -1, 2])`` dealt game 0 again and then failed in game 1 with
+    ``make_rng``'s message, naming no game; ``step`` of ragged rows gave numpy's own error. The
+    batch then plays on exactly as an untouched twin does."""
+    venv = BatchedEnv("frying_master_v1", 3, {"players": 2}) if form == "BatchedEnv" else \
+        ProcessBatchedEnv("frying_master_v1", 3, workers=2, env_kwargs={"players": 2})
+    twin = BatchedEnv("frying_master_v1", 3, {"players": 2})
+    try:
+        venv.reset(seed=0)
+        _, twin_masks, _ = twin.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for _ in range(5):
+            acts = twin.random_actions(rng)
+            venv.step(acts)
+            twin_obs, twin_masks, *_ = twin.step(acts)
+        with pytest.raises(ValueError, match=r"seed -1 for game 1 is not allowed: seeds are non-negative integers"):
+            venv.reset(seed=[7, -1, 2])
+        with pytest.raises(ValueError, match=re.escape("actions must be an array of integers of shape "
+                                                       "(num_games, num_seats) = (3, 2); got [[0, 0], [0], [0, 0]]")):
+            venv.step([[0, 0], [0], [0, 0]])
+        if form == "BatchedEnv":
+            assert [e.snapshot() for e in venv.envs] == [e.snapshot() for e in twin.envs]
+        acts = twin.random_actions(rng)
+        obs, masks, *_ = venv.step(acts)
+        twin_obs, twin_masks, *_ = twin.step(acts)
+        assert np.array_equal(obs, twin_obs) and np.array_equal(masks, twin_masks)
+    finally:
+        venv.close()
+        twin.close()
 
 
 @pytest.mark.parametrize("form", ["BatchedEnv", "ProcessBatchedEnv"])

@@ -297,8 +297,25 @@ def test_damaged_snapshots_are_refused_or_play_on_soundly():
     counts = {"refused": 0, "accepted": 0}
     env = wok_star_v1.parallel_env(**KW)
     for phase, base in sorted(_snapshots().items()):
-        env.reset(options={"snapshot": base})
+        env.restore(base)
         for what, snap in mutants(base, rng, 60):
             counts[try_restore(env, snap, f"{phase}: {what}", rng)] += 1  # AssertionError = a bad one accepted
             env.restore(base)
     assert counts["refused"] + counts["accepted"] >= 500 and counts["refused"] > 0.8 * sum(counts.values())
+
+
+def test_a_tick_that_no_game_reaches_is_refused():
+    """Wok Star's rules never read the tick, so any ``tick`` below 10**9 loaded: 999,999,999
+    (past the longest legal game: the env truncated at once) and 0 in the middle of a day
+    whose log reads ``d1 t...``. Frying Master and Waroong Wars refused both."""
+    from envs.wok_star.engine import max_episode_steps
+
+    env, snap = _env_at("open_served")
+    last = int(snap["state"]["log"][-1].split(" ", 2)[1][1:].rstrip(":"))
+    bound = max_episode_steps(**snap["config"])
+    for tick, match in ((bound + 1, rf"snapshot field tick: must be at most {bound}, the longest game"),
+                        (999_999_999, rf"must be at most {bound}"),
+                        (last - 1, rf"snapshot field tick: must be at least {last}, the tick of the last log entry")):
+        _refused(env, {**snap, "tick": tick}, match)
+    for tick in (last, bound):
+        assert WokStarEngine.from_dict({**snap, "tick": tick}).tick == tick
