@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 import envs
-from envs.core.inputs import int_at_least, output_file_problem
+from envs.core.inputs import MAX_GAMES, int_at_least, output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 
@@ -81,7 +81,7 @@ def evaluate_config(cfg: envs.EnvConfiguration, games: int, seed0: int = 0) -> d
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m envs.baselines", description=__doc__.split("\n\n")[0])
     p.add_argument("--env", required=True, choices=list(envs.ENV_IDS))
-    p.add_argument("--games", type=int_at_least(1), default=200)
+    p.add_argument("--games", type=int_at_least(1, MAX_GAMES), default=200)
     p.add_argument("--seed", type=int_at_least(0), default=0)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="only configurations whose option KEY equals VALUE (repeatable)")
@@ -90,15 +90,25 @@ def main(argv: list[str] | None = None) -> int:
     problem = args.json and output_file_problem(args.json, "--json")
     if problem:
         p.error(problem)
+    every = envs.test_configurations(args.env)
+    values: dict[str, list[str]] = {}
+    for c in every:
+        for k, v in c.kwargs.items():
+            values.setdefault(k, [])
+            if str(v) not in values[k]:
+                values[k].append(str(v))
+    known = ", ".join(f"{k} ({'/'.join(v)})" for k, v in values.items())
     want = {}
     for kv in args.set:
-        k, _, v = kv.partition("=")
+        k, eq, v = kv.partition("=")
+        if not eq or not k:
+            p.error(f"--set {kv!r} is not KEY=VALUE (e.g. --set players=3); the configurations' options: {known}")
+        if k in want:
+            p.error(f"--set {k} given twice; give each option once")
         want[k] = v
-    cfgs = [c for c in envs.test_configurations(args.env)
-            if all(str(c.kwargs.get(k)) == v for k, v in want.items())]
+    cfgs = [c for c in every if all(str(c.kwargs.get(k)) == v for k, v in want.items())]
     if not cfgs:
-        print(f"no configuration of {args.env} matches {want}", file=sys.stderr)
-        return 2
+        p.error(f"no configuration of {args.env} matches {want}; the configurations' options: {known}")
     out = []
     print("| configuration | heuristic win rate (95% CI) | random win rate (95% CI) | games | seconds |")
     print("|---|---|---|---|---|")

@@ -47,7 +47,7 @@ from typing import Any, Mapping, Sequence
 
 import envs
 from envs.baselines import wilson
-from envs.core.inputs import int_at_least, output_file_problem
+from envs.core.inputs import MAX_GAMES, int_at_least, output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 
@@ -436,7 +436,7 @@ def parser() -> argparse.ArgumentParser:
     p.add_argument("--timer-seconds", type=_positive_list, metavar="LIST",
                    help="Wok Star only: comma-separated timer_seconds values (default: "
                         + ",".join(map(_fmt_num, DEFAULT_TIMERS)) + ")")
-    p.add_argument("--games", type=int_at_least(1), default=100, metavar="N", help="seeded games per point (default 100)")
+    p.add_argument("--games", type=int_at_least(1, MAX_GAMES), default=100, metavar="N", help="seeded games per point (default 100)")
     p.add_argument("--seed", type=int_at_least(0), default=0, metavar="S", help="game g uses seed S+g (default 0)")
     p.add_argument("--players", type=int_at_least(1), metavar="P", help="player count (default: the env's default)")
     p.add_argument("--heuristic-seats", type=int_at_least(1), default=1, metavar="K",

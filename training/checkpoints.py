@@ -276,6 +276,11 @@ def _check_structure(d: Path, meta: dict) -> None:
 
     need(isinstance(meta.get("env_id"), str) and bool(meta.get("env_id")), "env_id", "an env id")
     need(isinstance(meta.get("env_config"), dict), "env_config", "a mapping of env options")
+    env_id = meta.get("env_id")
+    if isinstance(env_id, str) and "env_version" in meta:
+        need(meta["env_version"] == env_id.rpartition("_")[2], "env_version",
+             f"{env_id.rpartition('_')[2]!r}, the version of env_id {env_id!r}")
+    need(isinstance(meta.get("complete", False), bool), "complete", "true or false")
     agents = meta.get("agents")
     need(isinstance(agents, list) and bool(agents) and all(isinstance(a, str) for a in agents), "agents",
          "a list of agent names")
@@ -335,6 +340,13 @@ def read_metadata(directory: str | Path) -> dict:
         raise CheckpointError(f"checkpoint {str(d)!r}: metadata lacks {missing}")
     check_env_version(meta, f"checkpoint {str(d)!r}")
     _check_structure(d, meta)
+    if meta["env_id"] in envs.available_env_ids():
+        from envs.core.errors import ConfigError
+
+        try:
+            trained_env_spec(meta)
+        except ConfigError as e:  # the options it records are not the env's: name where they came from
+            raise CheckpointError(f"checkpoint {str(d)!r}: {METADATA_FILE} env_config: {e}") from e
     return meta
 
 
@@ -346,7 +358,7 @@ def check_env_version(meta: dict, where: str) -> None:
     if not isinstance(env_id, str) or env_id in envs.ENV_IDS:
         return
     game, _, version = env_id.rpartition("_v")
-    now = [e for e in envs.ENV_IDS if e.rpartition("_v")[0] == game] if game and version.isdigit() else []
+    now = [e for e in envs.ENV_IDS if e.rpartition("_v")[0] == game] if game and version.isdecimal() else []
     if now:
         raise CheckpointError(
             f"{where} was trained for {env_id}, a version this release no longer has: it has {now[0]} "

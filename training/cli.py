@@ -11,6 +11,7 @@ from __future__ import annotations
 import argparse
 import json
 import math
+import os
 import re
 import sys
 import warnings
@@ -19,7 +20,7 @@ from pathlib import Path
 
 import envs
 from envs.core.errors import KitchenArenaError
-from envs.core.inputs import int_at_least, output_file_problem, quoted, seconds
+from envs.core.inputs import MAX_GAMES, int_at_least, output_file_problem, quoted, read_text_file, seconds
 
 from training import missing_extra_message
 from training.policies import SPEC_HELP
@@ -131,14 +132,25 @@ def _named(source: str, build):
 
 
 def _check_outputs(args) -> None:
-    """--json/--markdown can be written: checked before any game is played."""
-    for flag in ("json", "markdown"):
+    """--json/--markdown can be written, and no two outputs (--save-games too) name one file:
+    checked before any game is played."""
+    named: dict[str, str] = {}
+    for flag in ("json", "markdown", "save_games"):
         target = getattr(args, flag, None)
         if target is None:
             continue
-        problem = output_file_problem(target, f"--{flag}")
+        option = "--" + flag.replace("_", "-")
+        if not str(target).strip():
+            raise KitchenArenaError(f"{option} {quoted(target)}: give a file name"
+                                    + (" (or a directory)" if flag == "save_games" else ""))
+        problem = None if flag == "save_games" else output_file_problem(target, option)
         if problem:
             raise KitchenArenaError(problem)
+        where = os.path.abspath(target)
+        if where in named:
+            raise KitchenArenaError(f"{named[where]} and {option} both name {quoted(target)}: the second would "
+                                    f"overwrite the first; give each output its own file")
+        named[where] = option
 
 
 def _write_outputs(args, markdown: str, data: dict) -> None:
@@ -247,6 +259,9 @@ def cmd_evaluate(args) -> int:
         for p in policies[1:]:
             checkpoint_fit_error([p], specs[0])  # intact (raises if not)
     extras = [x.strip() for x in (args.extras or "").split(",") if x.strip()]
+    if args.extras is not None and not extras:
+        raise KitchenArenaError(f"--extras {quoted(args.extras)} names no outcome() key; give keys separated by "
+                                f"commas, or leave --extras out (all of them)")
     if extras:
         available = outcome_extras(spec, args.seed)
         unknown = [x for x in extras if x not in available]
@@ -357,9 +372,11 @@ def _saving_games(args):
     """``--save-games DIR|FILE.jsonl``: every game played inside is saved as a replay
     (training.replay.GameSaver; the target is checked before any game is played)."""
     target = getattr(args, "save_games", None)
-    if not target:
+    if target is None:
         yield None
         return
+    if not str(target).strip():
+        raise KitchenArenaError(f"--save-games {quoted(target)}: give a file name or a directory")
     from training.evaluation import saving_games
     from training.replay import GameSaver
 
@@ -409,6 +426,8 @@ def cmd_list(args) -> int:
             env_id = f"unreadable ({e})"
         except (yaml.YAMLError, AttributeError) as e:
             env_id = f"invalid: {yaml_refusal(e)}"
+        except OSError as e:  # a directory, a dangling link, no permission
+            env_id = f"unreadable ({e.strerror or e})"
         print(f"  {p.name:28s} {env_id}{'' if env_id in present else '  (env not present)'}")
     root = Path(args.checkpoints)
     print(f"checkpoints ({root}):")
@@ -457,7 +476,7 @@ def cmd_schema(args) -> int:
     if not path.is_file():
         raise KitchenArenaError(f"schema --update {args.update!r}: no such file (the doc that holds the "
                                 f"config-schema block, e.g. docs/training.md)")
-    text = path.read_text(encoding="utf-8")
+    text = read_text_file(path, f"schema --update {quoted(str(path))}", KitchenArenaError)
     if not SCHEMA_BLOCK.search(text):
         raise KitchenArenaError(f"{path} has no config-schema block (<!-- BEGIN GENERATED: config-schema --> ...)")
     path.write_text(SCHEMA_BLOCK.sub(lambda m: m.group(1) + table + "\n" + m.group(2), text), encoding="utf-8")
@@ -489,7 +508,7 @@ def _save_games_arg(p: argparse.ArgumentParser) -> None:
 def _games_args(p, per: str, json_help: str, markdown_help: str) -> None:
     """The env, games, seed, workers and output options of a command that plays seeded games."""
     _env_args(p)
-    p.add_argument("--games", type=int_at_least(1), default=200, help=f"seeded games per {per} (default 200)")
+    p.add_argument("--games", type=int_at_least(1, MAX_GAMES), default=200, help=f"seeded games per {per} (default 200)")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
     p.add_argument("--workers", type=int_at_least(1, 64), default=2, help="processes playing games (default 2)")
     p.add_argument("--json", help=json_help)
@@ -524,7 +543,7 @@ def build_parser() -> argparse.ArgumentParser:
     e.add_argument("--team", action="store_true", help="also a row with the policy in every seat")
     e.add_argument("--sweep", action="append", default=[], metavar="KEY=V1,V2",
                    help="evaluate over several values of an env option (repeatable: all combinations)")
-    e.add_argument("--games", type=int_at_least(1), default=200, help="seeded games per row (default 200)")
+    e.add_argument("--games", type=int_at_least(1, MAX_GAMES), default=200, help="seeded games per row (default 200)")
     e.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the first game (game g uses seed+g)")
     e.add_argument("--workers", type=int_at_least(1, 64), default=2,
                    help="processes playing games (default 2; 1 = this process only)")
@@ -553,7 +572,7 @@ def build_parser() -> argparse.ArgumentParser:
                                                "(none with --replay)")
     _env_args(w)
     w.add_argument("--seed", type=int_at_least(0), default=None, help="the game's seed (default 0)")
-    w.add_argument("--delay", type=seconds(zero=True), default=None,
+    w.add_argument("--delay", type=seconds(zero=True, most=60), default=None,
                    help=f"seconds between frames (default {WATCH_DELAY} when stdout is a terminal, else 0)")
     w.add_argument("--every", type=int_at_least(1), default=1, help="draw every N steps")
     w.add_argument("--max-steps", type=int_at_least(0), default=None, help="stop after N steps")

@@ -26,7 +26,7 @@ import yaml
 
 from envs.core.errors import ConfigError
 from envs.core import inputs
-from envs.core.inputs import check_yaml_size, read_text_file
+from envs.core.inputs import MAX_GAMES, check_yaml_size, read_text_file
 
 from training.policies import spec_checker
 from training.schema import (AnyMapping, Either, Flag, Key, ListOf, MapOf, Number, OneOf, Section, Text)
@@ -57,7 +57,7 @@ SCHEMA = Section("config", {
         "name": Key(OneOf(("MaskablePPO",)), "MaskablePPO", "algorithm (sb3-contrib's MaskablePPO: never samples an illegal action)"),
         "learning_rate": Key(Number(low=0, low_exclusive=True, high=1), 3e-4, "Adam step size"),
         "lr_schedule": Key(OneOf(("constant", "linear")), "constant", "constant, or linear decay to 0 over the run"),
-        "n_steps": Key(Number(integer=True, low=1), 256, "rollout length per slot (rollout = n_steps x slots)"),
+        "n_steps": Key(Number(integer=True, low=1, high=2 ** 20), 256, "rollout length per slot (rollout = n_steps x slots)"),
         "batch_size": Key(Number(integer=True, low=2), 512, "minibatch size"),
         "n_epochs": Key(Number(integer=True, low=1), 4, "passes over each rollout"),
         "gamma": Key(Number(low=0, high=1), 0.995, "discount"),
@@ -68,15 +68,16 @@ SCHEMA = Section("config", {
         "max_grad_norm": Key(Number(low=0, low_exclusive=True), 0.5, "gradient clipping"),
         "target_kl": Key(Number(low=0, low_exclusive=True, allow_none=True), None, "early stop an update past this KL"),
         "normalize_advantage": Key(Flag(), True, "normalise advantages per minibatch"),
-        "net_arch": Key(ListOf(Number(integer=True, low=1), min_len=1), [128, 128],
+        "net_arch": Key(ListOf(Number(integer=True, low=1, high=65_536), min_len=1), [128, 128],
                         "hidden layer sizes of both the policy and the value network"),
         "activation": Key(OneOf(("tanh", "relu")), "tanh", "hidden-layer activation"),
     }), None, ""),
     "training": Key(Section("training", {
         "total_timesteps": Key(Number(integer=True, low=1), 100_000,
                                "learner steps in all (one per slot per env step)"),
-        "seed": Key(Number(integer=True, low=0), 0, "seeds torch, the env copies and every policy draw"),
-        "env_copies": Key(Number(integer=True, low=1), 8, "parallel copies of the env"),
+        "seed": Key(Number(integer=True, low=0, high=2 ** 32 - 1), 0,
+                    "seeds torch, the env copies and every policy draw (numpy's legacy seed range: below 2**32)"),
+        "env_copies": Key(Number(integer=True, low=1, high=4096), 8, "parallel copies of the env"),
         "workers": Key(Number(integer=True, low=1, high=64), 2,
                        "processes stepping the env copies, the main process included (1: only the main process)"),
         "torch_threads": Key(Number(integer=True, low=1, high=64), 1, "torch threads of the main process"),
@@ -138,12 +139,12 @@ SCHEMA = Section("config", {
         "latest_weight": Key(Number(low=0, high=1), 0.5, "chance that a pool seat plays the newest snapshot (else a uniform older one)"),
     }), None, ""),
     "evaluation": Key(Section("evaluation", {
-        "games": Key(Number(integer=True, low=1), 200, "seeded games per row of the final evaluation table"),
+        "games": Key(Number(integer=True, low=1, high=MAX_GAMES), 200, "seeded games per row of the final evaluation table"),
         "seed": Key(Number(integer=True, low=0), 1_000_000, "seed of the first evaluation game (game g uses seed + g)"),
         "against": Key(ListOf(Text(validator=spec_checker, description="a policy spec")), ["random", "heuristic"],
                        "opponents (competitive) or partners (cooperative cross-play) of the trained policy"),
         "baselines": Key(Flag(), True, "also evaluate the heuristic and random policies for reference"),
-        "sweep": Key(MapOf(ListOf(Either((Flag(), Number(integer=True), Number(), Text())), min_len=1),
+        "sweep": Key(MapOf(ListOf(Either((Flag(), Number(integer=True), Number(), Text())), min_len=1, unique=True),
                            key_description="an env option"), {},
                      "env options to vary in the evaluation, e.g. {difficulty: [mild, medium]}"),
         "workers": Key(Number(integer=True, low=1, high=64), 2, "processes playing evaluation games (1: only the main process)"),
@@ -293,7 +294,8 @@ def load_config(path: str | Path | None = None, overrides: Iterable[str] = (),
     else:
         p = Path(path)
         if not p.is_file():
-            raise ConfigError(f"config file {str(p)!r} not found")
+            what = "is a directory" if p.is_dir() else ("is not a regular file" if p.exists() else "not found")
+            raise ConfigError(f"config file {str(p)!r} {what}; allowed: a YAML file")
         data, source = load_yaml_text(read_text_file(p, str(p), ConfigError, inputs.MAX_CONFIG_BYTES), str(p)), str(p)
     final = apply_overrides(data, overrides)  # a malformed --set item names itself
     try:

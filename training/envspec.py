@@ -56,7 +56,8 @@ class EnvSpec:
         options = dict(options or {})
         for k in RESERVED_ENV_OPTIONS:
             if k in options:
-                raise ConfigError(f"env option {k!r} is set by the trainer, not by the config")
+                raise ConfigError(f"env option {k!r} is set by the commands themselves (watch and play draw the "
+                                  f"table), not by a config or --env-set; allowed: the env's other options")
         spec = cls(env_id, module.__name__, options)
         spec.raw_cls().config_spec().resolve(options)  # validate now, with the env's message
         return spec
@@ -88,7 +89,7 @@ class EnvSpec:
     def game(self) -> str:
         """The game's name without the version suffix (``wok_star_v1`` -> ``wok_star``)."""
         base, _, ver = self.env_id.rpartition("_v")
-        return base if base and ver.isdigit() else self.env_id
+        return base if base and ver.isdecimal() else self.env_id
 
     def resolved_options(self) -> dict[str, Any]:
         """Every option of the env (defaults filled in) as plain JSON-able data."""

@@ -141,8 +141,8 @@ def choose(env: Any, agent: str, text: str, legal: Sequence[tuple[int, str]]) ->
     """The action index a person's answer names: a short index of ``legal`` or an action name
     (see :func:`envs.core.text.parse_action`). Raises ActionParseError with what is allowed."""
     s = text.strip()
-    if s.isdigit():
-        k = int(s)
+    if s.isdecimal():  # digits int() reads ("²" is a digit but no decimal); thousands of them are no index
+        k = int(s) if len(s) <= 18 else len(legal)
         if k < len(legal):
             return legal[k][0]
         raise ActionParseError(agent, text, [n for _, n in legal],

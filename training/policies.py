@@ -120,6 +120,8 @@ def parse_spec(text: str) -> PolicySpec:
     for k, v in parse_qsl(query, keep_blank_values=True):
         if k not in ("deterministic", "strict"):
             raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: deterministic, strict")
+        if k in options:
+            raise ConfigError(f"policy spec {text!r}: option {k!r} given twice; give each option once")
         if v.lower() not in ("true", "false"):
             raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: true or false")
         options[k] = v.lower() == "true"
@@ -144,7 +146,9 @@ def _parse_text_spec(text: str, s: str) -> PolicySpec:
     for k, v in parse_qsl(query, keep_blank_values=True):
         if k != "retries":
             raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: retries")
-        if not v.isdigit() or int(v) > MAX_RETRIES:
+        if k in options:
+            raise ConfigError(f"policy spec {text!r}: option {k!r} given twice; give each option once")
+        if not v.isdecimal() or len(v) > 20 or int(v) > MAX_RETRIES:
             raise ConfigError(f"policy spec {text!r}: retries={v!r}; allowed: an integer 0..{MAX_RETRIES}")
         options[k] = int(v)
     return PolicySpec("text", target, options, text=s)
@@ -158,7 +162,7 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
         if k not in ("style", "recall"):
             raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: style, recall")
         if k in options:
-            raise ConfigError(f"policy spec {text!r}: {k} given twice; allowed: once")
+            raise ConfigError(f"policy spec {text!r}: option {k!r} given twice; give each option once")
         if not v:
             raise ConfigError(f"policy spec {text!r}: {k} is empty; allowed: a name, e.g. heuristic?style=soloist "
                               "or heuristic?recall=world")
@@ -246,7 +250,7 @@ def _planner_option(text: str, k: str, v: str):
                           f"moves to search) or all (every decision, every legal move)")
     low, high = {"sims": (1, 10 ** 7), "samples": (1, 10 ** 5), "horizon": (0, 10 ** 7), "width": (2, 10 ** 4),
                  "seed": (0, 2 ** 63 - 1)}[k]
-    if not v.isdigit() or not low <= int(v) <= high:
+    if not v.isdecimal() or len(v) > 20 or not low <= int(v) <= high:
         extra = ", score or round" if k == "horizon" else ""
         raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: an integer {low}..{high}{extra}")
     return int(v)

@@ -75,7 +75,7 @@ def package_version() -> str:
 def env_version(env_id: str) -> int | None:
     """N of an env id ``<game>_vN`` (None if the id has no version suffix)."""
     base, sep, ver = env_id.rpartition("_v")
-    return int(ver) if sep and base and ver.isdigit() else None
+    return int(ver) if sep and base and ver.isdecimal() and len(ver) <= 18 else None
 
 
 def game_name(env_id: str) -> str:

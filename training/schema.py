@@ -150,17 +150,24 @@ class Either(Kind):
 class ListOf(Kind):
     item: Kind
     min_len: int = 0
+    unique: bool = False
 
     def allowed(self) -> str:
         s = f"a list of ({self.item.allowed()})"
-        return s + (f", at least {self.min_len}" if self.min_len else "")
+        s += f", at least {self.min_len}" if self.min_len else ""
+        return s + (", each once" if self.unique else "")
 
     def check(self, value: Any, path: str) -> Any:
         if isinstance(value, tuple):
             value = list(value)
         if not isinstance(value, list) or len(value) < self.min_len:
             raise self.bad(value, path)
-        return [self.item.check(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        out = [self.item.check(v, f"{path}[{i}]") for i, v in enumerate(value)]
+        if self.unique:
+            for i, v in enumerate(out):
+                if any(type(w) is type(v) and w == v for w in out[:i]):
+                    raise ConfigError(f"config key {path}[{i}]: {v!r} is listed twice; allowed: each value once")
+        return out
 
 
 @dataclass

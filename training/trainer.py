@@ -370,7 +370,8 @@ def _check_resume_config(meta: dict, cfg: dict) -> None:
     for section in ("env",):
         if old.get(section) != public(cfg).get(section):
             raise ConfigError(f"--resume: the config's {section} section differs from the checkpoint's "
-                              f"({old.get(section)} vs {cfg.get(section)}); resume with the same env")
+                              f"(config: {public(cfg).get(section)}; checkpoint: {old.get(section)}); resume with "
+                              f"the same env")
     if old.get("algorithm") != cfg.get("algorithm"):
         warnings.warn("--resume: the algorithm section differs from the checkpoint's; the saved model's "
                       "hyperparameters are kept", UserWarning, stacklevel=3)

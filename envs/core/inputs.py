@@ -53,6 +53,9 @@ MAX_CONFIG_BYTES = 1024 * 1024
 MAX_YAML_VALUES = 100_000
 MAX_ARCHIVE_BYTES = 1024 * 1024 * 1024
 MAX_ARCHIVE_MEMBERS = 10_000
+#: the most games one command plays (``--games``, ``evaluation.games``): a million seeded games is
+#: hours of play; a typo of many more digits would build its seed list until memory ran out
+MAX_GAMES = 1_000_000
 
 ErrorClass = Callable[[str], Exception]
 
@@ -78,8 +81,7 @@ def read_text_file(path: str | Path, where: str, error: ErrorClass, max_bytes: i
     try:
         return raw.decode("utf-8")
     except UnicodeDecodeError as e:
-        raise error(f"{where}: not UTF-8 text ({e.reason} at byte {e.start}); allowed: a UTF-8 JSON or YAML file") \
-            from None
+        raise error(f"{where}: not UTF-8 text ({e.reason} at byte {e.start}); allowed: a UTF-8 text file") from None
 
 
 def quoted(text: object, limit: int = 200) -> str:
@@ -140,17 +142,18 @@ def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
     return parse
 
 
-def seconds(zero: bool = False) -> Callable[[str], float]:
-    """An ``argparse`` type: a finite number of seconds > 0 (``>= 0`` with ``zero``), else an error
-    that says what is allowed."""
-    bound = ">= 0" if zero else "> 0"
+def seconds(zero: bool = False, most: float | None = None) -> Callable[[str], float]:
+    """An ``argparse`` type: a finite number of seconds > 0 (``>= 0`` with ``zero``; at most
+    ``most`` if given), else an error that says what is allowed."""
+    bound = (">= 0" if zero else "> 0") + ("" if most is None else f" and <= {most:g}")
 
     def parse(text: str) -> float:
         try:
             value = float(text)
         except ValueError:
             raise argparse.ArgumentTypeError(f"{quoted(text)} is not a number") from None
-        if not math.isfinite(value) or value < 0 or (value == 0 and not zero):
+        if (not math.isfinite(value) or value < 0 or (value == 0 and not zero)
+                or (most is not None and value > most)):
             raise argparse.ArgumentTypeError(f"{text} is not allowed; allowed: a finite number of seconds {bound}")
         return value
     parse.__name__ = "seconds"
@@ -196,6 +199,9 @@ def loads_json(text: str | bytes, where: str, error: ErrorClass, damaged: str = 
     try:
         return json.loads(text, parse_constant=_no_constant, object_pairs_hook=_pairs)
     except json.JSONDecodeError as e:
+        if isinstance(text, str) and text.startswith("\ufeff"):  # some editors write one first (bytes: json reads it)
+            raise error(f"{where}: the text starts with a byte-order mark (U+FEFF), which JSON does not allow; "
+                        f"allowed: UTF-8 without one (most editors: 'UTF-8', not 'UTF-8 with BOM')") from None
         raise error(f"{where}: not valid JSON ({e.msg} at line {e.lineno} column {e.colno}){damaged}") from None
     except RecursionError:
         raise error(f"{where}: arrays or objects nested too deeply are not allowed; allowed: fewer than about "

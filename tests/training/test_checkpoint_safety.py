@@ -25,6 +25,7 @@ import io
 import json
 import os
 import pickle
+import re
 import shutil
 import warnings
 import zipfile
@@ -611,3 +612,23 @@ def test_a_pool_index_past_the_json_readers_limits_is_refused_on_resume(resumabl
     rc, out = _run(["train", "--config", str(cfg), "--resume", "--quiet"], capsys)
     assert rc == 2 and "self-play pool" in out and "nested too deeply are not allowed" in out, out
     assert "Traceback" not in out and (ck / "metadata.json").read_bytes() == before
+
+
+# ---------------------------------------------------------------------- the metadata's env facts
+@pytest.mark.parametrize("fields, message", [
+    ({"env_config": {"players": 9}}, r"metadata\.json env_config: toy_v0: option players=9 is not allowed"),
+    ({"env_config": {"bogus": 1}}, r"metadata\.json env_config: toy_v0: unknown option"),
+    ({"env_version": "v7"}, r"env_version = 'v7' \(allowed: 'v0', the version of env_id 'toy_v0'\)"),
+    ({"complete": "yes"}, r"complete = 'yes' \(allowed: true or false\)"),
+])
+def test_metadata_env_facts_are_checked_and_the_checkpoint_named(toy_checkpoint, toy_registry, tmp_path, fields,
+                                                                 message, capsys):
+    """A checkpoint whose metadata recorded ``players: 9`` was refused with the env's own
+    "option players=9 is not allowed", naming neither the checkpoint nor its metadata (the user
+    typed no such option); ``env_version: "v7"`` and ``complete: "yes"`` were taken."""
+    ck = _copy(toy_checkpoint, tmp_path / "ck")
+    _rewrite_meta(ck, **fields)
+    with pytest.raises(CheckpointError, match=message):
+        read_metadata(ck)
+    assert main(["evaluate", f"checkpoint:{ck}", "--games", "1", "--workers", "1"]) == 2
+    assert re.search(message, capsys.readouterr().err)

@@ -219,3 +219,70 @@ def test_bench_pool_seats_play_the_same_seeded_snapshot_in_every_measurement():
     weights = [np.concatenate([np.ravel(a) for layer in s["layers"] for a in layer] + [np.ravel(a) for a in s["head"]])
                for s in (first, second)]
     assert weights[0].size > 1000 and (weights[0] == weights[1]).all()  # seeded by the config, not by chance
+
+
+# ---------------------------------------------------------------------------------------------- doors of the commands
+def test_counts_past_what_a_command_can_play_are_refused_before_any_work(toy_registry, tmp_path, capsys):
+    """``--games 99999999999999999999999`` was an ``OverflowError`` traceback (``10**12``: a
+    ``MemoryError``), also after a whole training run (``evaluation.games``); a
+    ``training.seed`` of ``2**32`` passed ``--dry-run`` and then failed in ``np.random.seed``;
+    ``watch --delay 1e9`` waited for ever."""
+    for argv in (["evaluate", "random", "--env", "toy_v0", "--games", "99999999999999999999999"],
+                 ["tournament", "random", "heuristic", "--env", "toy_v0", "--games", "1000001"]):
+        with pytest.raises(SystemExit) as stop:
+            main(argv)
+        assert stop.value.code == 2
+        assert "allowed: an integer >= 1 and <= 1000000" in capsys.readouterr().err
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(json.dumps(toy_config(tmp_path)))
+    for item, allowed in (("training.seed=4294967296", "an integer >= 0 and <= 4294967295"),
+                          ("evaluation.games=1000001", "an integer >= 1 and <= 1000000"),
+                          ("training.env_copies=5000", "an integer >= 1 and <= 4096"),
+                          ("'evaluation.sweep={players: [2, 2]}'".strip("'"), "listed twice; allowed: each value once")):
+        assert main(["train", "--config", str(cfg), "--dry-run", "--set", item]) == 2
+        assert allowed in capsys.readouterr().err
+    assert main(["train", "--config", str(cfg), "--dry-run", "--set", "training.seed=4294967295"]) == 0
+    capsys.readouterr()
+    with pytest.raises(SystemExit):
+        main(["watch", "random", "--env", "toy_v0", "--delay", "1e9"])
+    assert "allowed: a finite number of seconds >= 0 and <= 60" in capsys.readouterr().err
+
+
+def test_two_outputs_naming_one_file_or_an_empty_name_are_refused_before_any_game(toy_registry, tmp_path, capsys):
+    """``evaluate --json X --save-games X`` saved the games and then wrote the summary over them
+    (exit 0); ``--save-games ""`` and ``--extras ",,,"`` were ignored, ``--json ""`` was called a
+    directory."""
+    out = tmp_path / "x.jsonl"
+    base = ["evaluate", "random", "--env", "toy_v0", "--games", "2", "--workers", "1"]
+    for extra, says in ((["--json", str(out), "--save-games", str(out)], "--json and --save-games both name"),
+                        (["--json", str(out), "--markdown", str(tmp_path / "." / "x.jsonl")], "--json and --markdown both name"),
+                        (["--save-games", ""], "--save-games '': give a file name"),
+                        (["--json", " "], "--json ' ': give a file name"),
+                        (["--extras", ",,,"], "--extras ',,,' names no outcome() key")):
+        assert main(base + extra) == 2
+        assert says in capsys.readouterr().err
+        assert not out.exists()
+
+
+def test_list_shows_a_config_it_cannot_read_and_goes_on(tmp_path, capsys):
+    """A ``*.yaml`` that is a directory stopped ``list --configs`` at "error: Is a directory"
+    (exit 2), before the checkpoints were listed."""
+    (tmp_path / "a.yaml").mkdir()
+    (tmp_path / "b.yaml").write_text("env: {id: wok_star_v1}\n")
+    assert main(["list", "--configs", str(tmp_path), "--checkpoints", str(ROOT / "checkpoints")]) == 0
+    out = capsys.readouterr().out
+    assert re.search(r"a\.yaml\s+unreadable \(Is a directory\)", out) and "b.yaml" in out
+    assert "checkpoints/wok_star/main" in out
+
+
+def test_schema_update_of_a_file_that_is_not_utf8_is_refused(tmp_path, capsys):
+    doc = tmp_path / "doc.md"
+    doc.write_bytes(b"\xff\xfe not utf-8")
+    assert main(["schema", "--update", str(doc)]) == 2
+    assert "not UTF-8 text" in capsys.readouterr().err
+    assert doc.read_bytes() == b"\xff\xfe not utf-8"
+
+
+def test_a_config_path_that_is_a_directory_says_so(tmp_path, capsys):
+    assert main(["train", "--config", str(tmp_path), "--dry-run"]) == 2
+    assert "is a directory; allowed: a YAML file" in capsys.readouterr().err
