@@ -26,7 +26,7 @@ import time
 from typing import Any
 
 import envs
-from envs.core.inputs import MAX_GAMES, int_at_least, output_file_problem
+from envs.core.inputs import MAX_GAMES, checked_games, checked_seed, int_at_least, output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 
@@ -47,6 +47,7 @@ def _share(outcome: dict, agent: str) -> float:
 
 
 def evaluate_config(cfg: envs.EnvConfiguration, games: int, seed0: int = 0) -> dict[str, Any]:
+    games, seed0 = checked_games(games), checked_seed(seed0, "seed0")
     m = cfg.module()
     env = cfg.parallel_env()
     agents = env.possible_agents

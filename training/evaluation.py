@@ -34,6 +34,7 @@ from typing import Any, Callable, Iterator, Sequence
 
 import numpy as np
 
+from envs.core.inputs import checked_games, checked_seed
 from envs.core.play import play_episode
 from envs.core.policy import Policy
 from envs.core.workers import die_with_parent, exit_on_sigterm, one_blas_thread
@@ -288,8 +289,11 @@ def summarize(env_spec: EnvSpec, policy_label: str, others_label: str | None, ga
               cooperative: bool) -> Row:
     row = Row(env_spec.env_id, dict(env_spec.options), policy_label, others_label, len(games), cooperative)
     wins = [_win_value(g, cooperative) for g in games]
-    row.win_rate = float(np.mean(wins)) if wins else float("nan")
-    row.win_ci = wilson(sum(wins), len(wins))
+    if others_label is None and not cooperative:
+        pass  # a mirror: every seat is the policy, so its win share is 1 by construction (n/a, not 100%)
+    else:
+        row.win_rate = float(np.mean(wins)) if wins else float("nan")
+        row.win_ci = wilson(sum(wins), len(wins))
     scores = []
     for g in games:
         sc = g.outcome.get("scores", {})
@@ -321,9 +325,10 @@ def summarize(env_spec: EnvSpec, policy_label: str, others_label: str | None, ga
 
 def evaluate(env_spec: EnvSpec, policy: str, others: str | None = None, games: int = DEFAULT_GAMES,
              seed: int = 0, workers: int = 0, deterministic: bool = True) -> Row:
-    """One row: ``policy`` (a spec) with/against ``others`` (a spec, or None)."""
-    if games < 1:
-        raise ValueError(f"games must be >= 1, got {games}")
+    """One row: ``policy`` (a spec) with/against ``others`` (a spec, or None: ``policy`` in every
+    seat, the whole team of a cooperative game or a competitive game's mirror, whose win rate
+    is n/a: the policy wins every game by construction)."""
+    games, seed = checked_games(games), checked_seed(seed)
     cooperative = env_spec.kind == "cooperative"
     recs = play_games_parallel(env_spec, policy, others, range(seed, seed + games), workers, deterministic)
     return summarize(env_spec, parse_spec(policy).label, None if others is None else parse_spec(others).label,
@@ -345,6 +350,8 @@ def _pct(p: float, ci: tuple[float, float]) -> str:
 def _mci(m: tuple[float, float, float]) -> str:
     if math.isnan(m[0]):
         return "n/a"
+    if math.isnan(m[1]):  # one game: a mean and no interval
+        return f"{m[0]:.3g} (one game)"
     half = (m[2] - m[1]) / 2
     return f"{m[0]:.3g} ± {half:.2g}"
 

@@ -50,6 +50,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from envs.core.errors import ConfigError
+from envs.core.inputs import shown
 from envs.core.policy import Policy, RandomLegalPolicy
 from envs.core.search import RULES, WIDEN
 from envs.core.seeding import make_rng
@@ -96,7 +97,9 @@ class PolicySpec:
 
 def parse_spec(text: str) -> PolicySpec:
     """Parse a policy spec string; ConfigError lists the syntax if it is wrong."""
-    if not isinstance(text, str) or not text.strip():
+    if not isinstance(text, str):
+        raise ConfigError(f"a policy spec is a string; got {type(text).__name__} {shown(text, 60)}; allowed: {SPEC_HELP}")
+    if not text.strip():
         raise ConfigError(f"policy spec {text!r} is empty; allowed: {SPEC_HELP}")
     s = text.strip()
     if s in BASELINES:
@@ -352,12 +355,25 @@ def spec_checker(text: str) -> str | None:
 
 
 class NoopPolicy(Policy):
-    """Always ``noop`` (index 0), which the core accepts from any live agent."""
+    """``noop`` (index 0): a player who does nothing. Where a game allows no ``noop`` (a Waroong
+    Wars player who must decide: a drafter who has not picked, the player on their Cooking turn)
+    it plays what ``illegal_action="noop"`` plays there, the game's documented
+    ``engine.default_action`` (``end_turn`` on a Cooking turn, else the lowest legal index),
+    which reads only the mask and the phase."""
 
     name = "noop"
 
     def act(self, observation, agent, env=None) -> int:
-        return 0
+        mask = observation["action_mask"]
+        if mask[0]:
+            return 0
+        engine = getattr(getattr(env, "unwrapped", env), "engine", None)
+        if engine is not None:
+            return int(engine.default_action(agent))
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError(f"{agent} has no legal action")
+        return int(legal[0])
 
 
 class ActorPolicy(Policy):
@@ -477,7 +493,10 @@ def load_policy(directory: str | os.PathLike, env: Any = None, *, deterministic:
 
 def make_policy(spec: str | PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> Policy:
     """A fresh policy object for ``spec`` on ``env_spec``'s game."""
-    ps = parse_spec(spec) if isinstance(spec, str) else spec
+    if not isinstance(env_spec, EnvSpec):
+        raise ConfigError(f"make_policy needs the EnvSpec of the env it plays (training.envspec.EnvSpec.resolve("
+                          f"env_id, options)); got {type(env_spec).__name__} {shown(env_spec, 60)}")
+    ps = spec if isinstance(spec, PolicySpec) else parse_spec(spec)
     if ps.kind == "random":
         return RandomLegalPolicy(seed)
     if ps.kind == "noop":

@@ -132,6 +132,11 @@ class Recorder:
         self.env_spec = env_spec
         self.seed = int(seed)
         self.seat_labels = dict(seat_labels or {})
+        self.seats = list(env_spec.make().possible_agents)
+        unknown = [a for a in self.seat_labels if a not in self.seats]
+        if unknown:
+            raise ReplayError(f"Recorder: seat_labels names {unknown}, not seats of {env_spec.label()}; "
+                              f"allowed: {self.seats}")
         self.agents: list[str] | None = None
         self.actions: list[list[int]] = []
         self.returns: dict[str, float] = {}
@@ -143,6 +148,10 @@ class Recorder:
         """After ``env.reset(seed=self.seed)``: ``obs`` as reset returned it."""
         if self.agents is not None:
             raise ReplayError("Recorder.on_reset: this recorder already holds a game; use one Recorder per game")
+        if list(obs) != self.seats:
+            raise ReplayError(f"Recorder.on_reset: the game's agents {list(obs)} are not the seats of "
+                              f"{self.env_spec.label()} ({self.seats}) this recorder was made for; record a game "
+                              f"with a Recorder of its own env spec")
         self.agents = list(obs)
         self.returns = dict.fromkeys(self.agents, 0.0)
         _digest_obs(self._hash, self.agents, obs)
@@ -216,8 +225,9 @@ class RecordingEnv:
         if seed is None or options:
             raise ReplayError("a recorded game starts with reset(seed=S) (an integer seed, no options): "
                               "a replay deals the game again from its seed")
+        rec = Recorder(self.env_spec, seed, self.seat_labels)  # its checks before the game is dealt
         obs, infos = self.env.reset(seed=seed)
-        self._rec = Recorder(self.env_spec, seed, self.seat_labels)
+        self._rec = rec
         self._rec.on_reset(obs, infos)
         return obs, infos
 

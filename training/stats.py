@@ -23,8 +23,13 @@ ELO_SCALE = 400.0 / math.log(10.0)
 
 
 def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
+    """The Wilson score interval of ``successes`` in ``n`` trials (a shared win counts its share).
+    No trials give no interval (NaN, NaN): ``(0, 0)`` claimed certainty where nothing was seen.
+    ``successes`` outside ``0..n`` is a ValueError (it was clamped silently)."""
     if n <= 0:
-        return (0.0, 0.0)
+        return (float("nan"), float("nan"))
+    if not -1e-9 <= successes <= n + 1e-9:  # (a sum of shared wins may carry a rounding error)
+        raise ValueError(f"wilson: {successes} successes in {n} trials; allowed: 0..{n}")
     p = min(1.0, max(0.0, successes / n))
     d = 1 + z * z / n
     c = (p + z * z / (2 * n)) / d
@@ -33,13 +38,14 @@ def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
 
 
 def mean_ci(values: Iterable[float], z: float = Z95) -> tuple[float, float, float]:
-    """(mean, low, high)."""
+    """(mean, low, high): the normal interval of the mean. One value gives no interval (its
+    mean, NaN, NaN): a zero-width one claimed a certainty one sample cannot give."""
     x = np.asarray(list(values), dtype=np.float64)
     if x.size == 0:
         return (float("nan"), float("nan"), float("nan"))
     m = float(x.mean())
     if x.size == 1:
-        return (m, m, m)
+        return (m, float("nan"), float("nan"))
     h = z * float(x.std(ddof=1)) / math.sqrt(x.size)
     return (m, m - h, m + h)
 

@@ -31,6 +31,7 @@ from typing import Sequence
 import numpy as np
 
 from envs.core.errors import ConfigError
+from envs.core.inputs import checked_games, checked_seed
 
 from training.envspec import EnvSpec
 from training.evaluation import GameRecord, play_games_parallel
@@ -98,6 +99,7 @@ def _cmp(x: tuple[int, float], y: tuple[int, float]) -> float:
 
 def run_tournament(env_spec: EnvSpec, specs: Sequence[str], games: int = 200, seed: int = 0,
                    workers: int = 0) -> TournamentResult:
+    games, seed = checked_games(games), checked_seed(seed)
     if len(specs) < 2:
         raise ConfigError("a tournament needs at least two policies")
     labels = [parse_spec(s).label for s in specs]

@@ -71,6 +71,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
+from envs.integrations.sb3 import checked_indices, checked_seed
 from envs.core.workers import (Remote, WorkerError, check_timeout, default_spin, dispatch, first_error,
                                one_blas_thread, read_answer, refuse_if_unusable, shared_arrays, shared_buffers,
                                status_word, stop_workers)
@@ -312,6 +313,23 @@ class MultiAgentVecEnv(VecEnv):
 
     def has_attr(self, attr_name: str) -> bool:
         return attr_name in ("action_masks", "render_mode")
+
+    def _get_indices(self, indices) -> list[int]:
+        return checked_indices(self, indices, "MultiAgentVecEnv")
+
+    def seed(self, seed: int | None = None) -> Sequence[int | None]:
+        """SB3's ``seed`` (slot ``i`` seeded ``seed + i`` at the next ``reset``), the seed checked
+        first: a bad one stored would fail every later ``reset``."""
+        return super().seed(checked_seed(seed, "MultiAgentVecEnv"))
+
+    def set_options(self, options: list[dict] | dict | None = None) -> None:
+        """The bridge's games take no reset options: only None (or empty ones) is allowed, where
+        SB3's default stored them and ``reset`` dropped them unread."""
+        given = options if isinstance(options, list) else [options]
+        if any(o for o in given):
+            raise ValueError(f"MultiAgentVecEnv.set_options({options!r}) is not allowed: the bridge's games take no "
+                             f"reset options; allowed: None")
+        super().set_options(options)
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
         idx = list(self._get_indices(indices))

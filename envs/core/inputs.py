@@ -90,6 +90,21 @@ def quoted(text: object, limit: int = 200) -> str:
     return repr(t if len(t) <= limit else t[:limit] + "...")
 
 
+def checked_games(value: Any, name: str = "games") -> int:
+    """A count of games given to a Python API (``evaluate``, ``run_tournament``, ...): an integer
+    from 1 to :data:`MAX_GAMES` (not a bool, a float or a string), else ``ValueError`` saying so."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_GAMES:
+        raise ValueError(f"{name}={shown(value)} is not allowed; allowed: an integer >= 1 and <= {MAX_GAMES:,}")
+    return int(value)
+
+
+def checked_seed(value: Any, name: str = "seed") -> int:
+    """A first seed given to a Python API (game ``g`` uses ``seed + g``): an integer >= 0."""
+    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
+        raise ValueError(f"{name}={shown(value)} is not allowed; allowed: an integer >= 0")
+    return int(value)
+
+
 class _Brief(reprlib.Repr):
     """``repr`` that stays short and cannot fail: containers shown to a few levels and items,
     an integer too long for ``repr`` (Python refuses past 4,300 digits) by its size."""

@@ -30,7 +30,14 @@ def play_episode(env: TickParallelEnv, policies: Mapping[str, Policy], seed: int
     ``observer`` (optional) sees the game as it is played: its
     ``on_reset(obs, infos)`` after the reset and ``on_step(actions, result)``
     after every step (``result``: the 5-tuple ``env.step`` returned); a
-    replay recorder (``training.replay.Recorder``) is one."""
+    replay recorder (``training.replay.Recorder``) is one. ``max_steps`` (None: to the end) stops
+    after that many steps; 0 plays none."""
+    missing = [a for a in env.possible_agents if a not in policies]
+    if missing:
+        raise KeyError(f"play_episode: no policy for {missing}; policies must map every agent of "
+                       f"{list(env.possible_agents)} to a policy")
+    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0):
+        raise ValueError(f"play_episode: max_steps={max_steps!r} is not allowed; allowed: None or an integer >= 0")
     obs, infos = env.reset(seed=seed)
     if observer is not None:
         observer.on_reset(obs, infos)
@@ -39,7 +46,7 @@ def play_episode(env: TickParallelEnv, policies: Mapping[str, Policy], seed: int
     returns = {a: 0.0 for a in env.possible_agents}
     steps = 0
     terminated = truncated = False
-    while env.agents:
+    while env.agents and (max_steps is None or steps < max_steps):
         actions = {a: policies[a].act(obs[a], a, env) for a in env.agents}
         result = env.step(actions)
         if observer is not None:
@@ -50,6 +57,4 @@ def play_episode(env: TickParallelEnv, policies: Mapping[str, Policy], seed: int
             returns[a] += r
         terminated = any(term.values())
         truncated = any(trunc.values())
-        if max_steps is not None and steps >= max_steps:
-            break
     return EpisodeResult(seed, steps, terminated, truncated, returns, env.engine.outcome())

@@ -61,6 +61,7 @@ from ray.rllib.core.rl_module.rl_module import RLModule, RLModuleSpec
 from ray.rllib.env.multi_agent_env import MultiAgentEnv
 from ray.rllib.env.wrappers.pettingzoo_env import ParallelPettingZooEnv, PettingZooEnv
 from ray.rllib.utils.torch_utils import FLOAT_MIN
+from ray.rllib.models.utils import get_activation_fn
 from ray.tune.registry import register_env
 from torch.distributions import Categorical
 from torch.distributions import Distribution as TorchDistributionBase
@@ -162,6 +163,11 @@ class MaskedPPOTorchRLModule(DefaultPPOTorchRLModule):
     @staticmethod
     def _mask_logits(out: dict, mask: Any) -> dict:
         logits = out[Columns.ACTION_DIST_INPUTS]
+        if not torch.is_tensor(mask):
+            mask = torch.as_tensor(np.asarray(mask))
+        if tuple(mask.shape) != tuple(logits.shape):  # a (A,) or (B, 1) mask would broadcast to every row
+            raise ValueError(f"MaskedPPOTorchRLModule: the action mask has shape {tuple(mask.shape)}; allowed: "
+                             f"{tuple(logits.shape)} (one row of {logits.shape[-1]} entries per observation)")
         legal = mask.to(torch.bool)
         legal = legal | ~legal.any(dim=-1, keepdim=True)
         out[Columns.ACTION_DIST_INPUTS] = torch.where(legal, logits, torch.full_like(logits, FLOAT_MIN))
@@ -186,6 +192,10 @@ def make_env(env_id: str, env_kwargs: Mapping[str, Any] | None = None, form: str
     """Our env in RLlib's own PettingZoo wrapper: ``ParallelPettingZooEnv(parallel_env(**kw))``
     (``form="parallel"``: every live agent acts each step) or ``PettingZooEnv(env(**kw))``
     (``form="aec"``: one agent per step)."""
+    if form not in FORMS:
+        raise ValueError(f"form must be one of {FORMS}; got {form!r}")
+    if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
+        raise ValueError(f"env_kwargs must be a dict of the env's options (or None); got a {type(env_kwargs).__name__}")
     mod = envs.get_env_module(env_id)
     kw = dict(env_kwargs or {})
     if form == "parallel":
@@ -224,6 +234,14 @@ def module_spec(hidden: Sequence[int] = (64, 64), activation: str = "tanh", vf_s
                 **model_config: Any) -> RLModuleSpec:
     """An ``RLModuleSpec`` of :class:`MaskedPPOTorchRLModule` with RLlib's ``DefaultModelConfig``
     (``hidden`` = ``fcnet_hiddens``; more ``DefaultModelConfig`` fields as keywords)."""
+    if isinstance(hidden, (str, bytes)) or not isinstance(hidden, Sequence) or not all(
+            isinstance(h, int) and not isinstance(h, bool) and h >= 1 for h in hidden):
+        raise ValueError(f"hidden={hidden!r} is not allowed; allowed: a sequence of layer sizes, integers >= 1 "
+                         f"(e.g. (64, 64))")
+    try:
+        get_activation_fn(activation, framework="torch")
+    except (ValueError, TypeError) as e:  # RLlib's own reading of the name
+        raise ValueError(f"activation={activation!r} is not allowed: {e}") from None
     cfg = DefaultModelConfig(fcnet_hiddens=list(hidden), fcnet_activation=activation,
                              vf_share_layers=vf_share_layers, **model_config)
     return RLModuleSpec(module_class=MaskedPPOTorchRLModule, model_config=cfg)
@@ -245,6 +263,13 @@ def masked_ppo_config(env_id: str, env_kwargs: Mapping[str, Any] | None = None, 
     * RLlib's env pre-check on iff ``check_env`` (default: on unless the env raises on illegal
       actions, ``illegal_action="raise"``, our default: the check samples unmasked actions).
     """
+    if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
+        raise ValueError(f"env_kwargs must be a dict of the env's options (or None); got a {type(env_kwargs).__name__}")
+    if isinstance(num_env_runners, bool) or not isinstance(num_env_runners, int) or num_env_runners < 0:
+        raise ValueError(f"num_env_runners={num_env_runners!r} is not allowed; allowed: an integer >= 0 (0: sample "
+                         f"in the driver)")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
+        raise ValueError(f"seed={seed!r} is not allowed; allowed: an integer >= 0 or None")
     env_kwargs = dict(env_kwargs or {})
     name = register(env_id, form)
     if check_env is None:
@@ -266,9 +291,18 @@ def masked_ppo_config(env_id: str, env_kwargs: Mapping[str, Any] | None = None, 
 def greedy_actions(module: RLModule, observations: Mapping[str, Mapping[str, np.ndarray]]) -> dict[str, int]:
     """``{agent: argmax of the masked logits}`` of ``module.forward_inference`` for a dict of
     PettingZoo observations (``parallel_env().step``/``reset`` output, or one agent's ``observe``)."""
+    if not isinstance(observations, Mapping):
+        raise ValueError(f"greedy_actions takes {{agent: observation}} (parallel_env's reset/step output); got a "
+                         f"{type(observations).__name__}")
     agents = list(observations)
     if not agents:
         return {}
+    for a in agents:
+        o = observations[a]
+        if not (isinstance(o, Mapping) and OBS_KEY in o and MASK_KEY in o):
+            raise ValueError(f"greedy_actions: observations[{a!r}] must be a PettingZoo observation dict with "
+                             f"{OBS_KEY!r} and {MASK_KEY!r}; got {type(o).__name__}"
+                             + (f" with keys {sorted(o)}" if isinstance(o, Mapping) else ""))
     batch = {Columns.OBS: {
         OBS_KEY: torch.as_tensor(np.stack([observations[a][OBS_KEY] for a in agents]), dtype=torch.float32),
         MASK_KEY: torch.as_tensor(np.stack([observations[a][MASK_KEY] for a in agents])),

@@ -58,9 +58,11 @@ from typing import Any, Sequence
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+
+from envs.core.errors import IllegalActionError
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
-__all__ = ["ActionMaskVecEnv", "EXPECTED_METHOD_NAME"]
+__all__ = ["ActionMaskVecEnv", "EXPECTED_METHOD_NAME", "checked_indices", "checked_seed"]
 
 #: The method name sb3-contrib's ``get_action_masks`` / ``is_masking_supported`` look for.
 EXPECTED_METHOD_NAME = "action_masks"
@@ -75,7 +77,10 @@ class ActionMaskVecEnv(VecEnvWrapper):
         ``TimeLimit.truncated`` flag need SuperSuit's wrapper underneath).
     """
 
-    def __init__(self, venv: VecEnv):
+    def __init__(self, venv: VecEnv, illegal_action: str | None = None):
+        """``illegal_action``: the games' own option (``"raise"`` or ``"noop"``), for the check of
+        each step's actions; None: read from the chain where it can be (SuperSuit's in-process
+        chain), else ``"raise"`` (the envs' default)."""
         if not isinstance(venv, VecEnv):
             raise TypeError(
                 f"ActionMaskVecEnv wraps a stable_baselines3 VecEnv; got {type(venv).__name__}. "
@@ -99,6 +104,12 @@ class ActionMaskVecEnv(VecEnvWrapper):
         self._next_options: dict | None = None
         self._masks = np.ones((self.num_envs, self.n_actions), dtype=bool)
         self.reset_infos: list[dict] = [{} for _ in range(self.num_envs)]
+        if illegal_action not in (None, "raise", "noop"):
+            raise ValueError(f"ActionMaskVecEnv: illegal_action={illegal_action!r} is not allowed; allowed: None "
+                             f"(read it from the chain), 'raise' or 'noop' (the games' own option)")
+        self._check_masks = (illegal_action or _illegal_action_of(self._gym_venv) or "raise") == "raise"
+        self._reset_done = False
+        self._closed = False
 
     # ------------------------------------------------------------------ masks
     def action_masks(self) -> np.ndarray:
@@ -106,24 +117,43 @@ class ActionMaskVecEnv(VecEnvWrapper):
         return self._masks.copy()
 
     def has_attr(self, attr_name: str) -> bool:
-        if attr_name == EXPECTED_METHOD_NAME:
+        if attr_name in (EXPECTED_METHOD_NAME, "render_mode"):
             return True
         try:
             return bool(self.venv.has_attr(attr_name))
         except AttributeError:  # SuperSuit's chain has no has_attr
             return False
 
+    def _slots(self, indices: VecEnvIndices) -> list[int]:
+        return checked_indices(self, indices, "ActionMaskVecEnv")
+
+    def _forwarded(self, call: str, name: str, run):
+        """``run()`` (a call SuperSuit's chain may not forward), its AttributeError named."""
+        try:
+            return run()
+        except AttributeError as e:
+            raise AttributeError(f"ActionMaskVecEnv.{call}({name!r}): SuperSuit's vec env chain does not forward it "
+                                 f"({e}); this wrapper answers {EXPECTED_METHOD_NAME!r} and 'render_mode' itself; "
+                                 f"ask the PettingZoo env before wrapping it") from None
+
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        slots = self._slots(indices)
         if attr_name == "render_mode":  # SB3 asks at construction; SuperSuit's chain cannot answer
             mode = getattr(self.venv, "render_mode", None)
-            return [mode for _ in self._get_indices(indices)]
-        return self.venv.get_attr(attr_name, indices)
+            return [mode for _ in slots]
+        return self._forwarded("get_attr", attr_name, lambda: self.venv.get_attr(attr_name, slots))
+
+    def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        slots = self._slots(indices)
+        return self._forwarded("set_attr", attr_name, lambda: self.venv.set_attr(attr_name, value, slots))
 
     def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
                    **method_kwargs: Any) -> list[Any]:
+        slots = self._slots(indices)
         if method_name == EXPECTED_METHOD_NAME:
-            return [self._masks[i].copy() for i in self._get_indices(indices)]
-        return self.venv.env_method(method_name, *method_args, indices=indices, **method_kwargs)
+            return [self._masks[i].copy() for i in slots]
+        return self._forwarded("env_method", method_name,
+                               lambda: self.venv.env_method(method_name, *method_args, indices=slots, **method_kwargs))
 
     # ------------------------------------------------------------------ seeding
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
@@ -131,7 +161,7 @@ class ActionMaskVecEnv(VecEnvWrapper):
         (SuperSuit's numbering; under ``num_cpus>1`` game ``j`` of the worker whose first slot
         is ``k`` gets ``seed + k + j``, see :func:`_reset_gym_venv`). ``None``: the games'
         generators carry on. Returns one entry per slot, as SB3's ``VecEnv.seed``."""
-        self._next_seed = None if seed is None else int(seed)
+        self._next_seed = checked_seed(seed, "ActionMaskVecEnv")
         return [None if seed is None else int(seed) + i for i in range(self.num_envs)]
 
     def set_options(self, options: list[dict] | dict | None = None) -> None:
@@ -144,6 +174,7 @@ class ActionMaskVecEnv(VecEnvWrapper):
 
     # ------------------------------------------------------------------ reset / step
     def reset(self) -> VecEnvObs:
+        self._usable()
         seed, options = self._next_seed, self._next_options
         self._next_seed = self._next_options = None
         if self._gym_venv is not None:
@@ -157,7 +188,45 @@ class ActionMaskVecEnv(VecEnvWrapper):
             obs = self.venv.reset()
             infos = getattr(self.venv, "reset_infos", [{} for _ in range(self.num_envs)])
         self.reset_infos = list(infos)
+        self._reset_done = True
         return self._split(obs)
+
+    def _usable(self) -> None:
+        if self._closed:
+            raise RuntimeError("this ActionMaskVecEnv is closed; build a new one")
+
+    def close(self) -> None:
+        self._closed = True
+        super().close()
+
+    def step_async(self, actions: np.ndarray) -> None:
+        """Check the slots' actions, then hand them on. SuperSuit steps the games one after
+        another, so an action a game refuses would leave the games before it a tick ahead:
+        here a bad batch is refused before any game moves (count, integers, range, and with
+        ``illegal_action="raise"`` the masks of the last observations)."""
+        self._usable()
+        if not self._reset_done:
+            raise RuntimeError("ActionMaskVecEnv: call reset() before step()")
+        try:
+            acts = np.asarray(actions)
+        except (ValueError, TypeError) as e:
+            raise ValueError(f"ActionMaskVecEnv: actions must be {self.num_envs} integers (one per slot); "
+                             f"numpy cannot make one array of them ({e})") from None
+        n = self.n_actions
+        if acts.shape != (self.num_envs,):
+            raise ValueError(f"ActionMaskVecEnv: actions must have shape ({self.num_envs},) (one per slot), "
+                             f"got {acts.shape}")
+        if acts.dtype.kind not in "iu":
+            raise ValueError(f"ActionMaskVecEnv: actions must be integers (indices into Discrete({n})), "
+                             f"got dtype {acts.dtype}")
+        out = (acts < 0) | (acts >= n)
+        wrong = out | (~self._masks[np.arange(self.num_envs), np.clip(acts, 0, n - 1)] if self._check_masks else False)
+        if np.any(wrong):
+            i = int(np.flatnonzero(wrong)[0])
+            why = (f"out of range: valid indices are 0..{n - 1}" if out[i] else
+                   f"not legal now (legal: {np.flatnonzero(self._masks[i]).tolist()})")
+            raise IllegalActionError(f"ActionMaskVecEnv slot {i}: action {int(acts[i])} is {why}; no game was stepped")
+        super().step_async(acts.astype(np.int64, copy=False))
 
     def step_wait(self) -> VecEnvStepReturn:
         if self._gym_venv is not None:
@@ -186,7 +255,38 @@ class ActionMaskVecEnv(VecEnvWrapper):
         return np.asarray(obs["observation"])
 
 
+# ---------------------------------------------------------------------- SB3's arguments, checked
+def checked_indices(venv: VecEnv, indices: VecEnvIndices, owner: str) -> list[int]:
+    """SB3's ``indices`` (None, an int or a sequence of ints) as slot numbers, each in range (SB3's
+    own ``_get_indices`` passes any value on, and a slot past the end answered ``[None]``)."""
+    out = list(VecEnv._get_indices(venv, indices))  # SB3's reading (a subclass may route its own here)
+    for i in out:
+        if isinstance(i, bool) or not isinstance(i, (int, np.integer)) or not 0 <= i < venv.num_envs:
+            raise IndexError(f"{owner}: slot index {i!r} is not allowed; allowed: 0..{venv.num_envs - 1}")
+    return [int(i) for i in out]
+
+
+def checked_seed(seed: Any, owner: str) -> int | None:
+    """``VecEnv.seed``'s argument: None or an integer >= 0 (refused at once, not at the next
+    ``reset``, which would keep failing)."""
+    if seed is None:
+        return None
+    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
+        raise ValueError(f"{owner}.seed({seed!r}) is not allowed; allowed: a non-negative integer or None")
+    return int(seed)
+
+
 # ---------------------------------------------------------------------- SuperSuit internals
+def _illegal_action_of(gym_venv) -> str | None:
+    """The games' ``illegal_action`` read from SuperSuit's in-process chain (``ConcatVecEnv`` of
+    ``MarkovVectorEnv`` of the parallel env), or None (its multiprocessing chain hides it)."""
+    try:
+        mode = gym_venv.vec_envs[0].par_env.unwrapped.illegal_action
+    except (AttributeError, IndexError, TypeError):
+        return None
+    return mode if mode in ("raise", "noop") else None
+
+
 def _supersuit_inner(venv: VecEnv):
     """The gymnasium vector env under SuperSuit's ``SB3VecEnvWrapper``, or None."""
     try:

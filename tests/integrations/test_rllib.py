@@ -274,6 +274,51 @@ def test_config_helper_rejects_bad_arguments():
         ka_rllib.masked_ppo_config(envs.ENV_IDS[0], form="vector")
     with pytest.raises(ValueError, match="unknown environment"):
         ka_rllib.masked_ppo_config("no_such_game_v0")
+    # each returned a config, and hidden=(-1,) failed only in build_algo with torch's message
+    env_id = envs.ENV_IDS[1]
+    for kwargs, says in (({"num_env_runners": -1}, r"num_env_runners=-1 is not allowed; allowed: an integer >= 0"),
+                         ({"num_env_runners": "a"}, r"num_env_runners='a' is not allowed"),
+                         ({"seed": -1}, r"seed=-1 is not allowed; allowed: an integer >= 0 or None"),
+                         ({"hidden": (-1,)}, r"hidden=\(-1,\) is not allowed; allowed: a sequence of layer sizes"),
+                         ({"hidden": 64}, r"hidden=64 is not allowed")):
+        with pytest.raises(ValueError, match=says):
+            ka_rllib.masked_ppo_config(env_id, small(env_id), **kwargs)
+    with pytest.raises(ValueError, match=r"activation='bogus' is not allowed: Unknown activation"):
+        ka_rllib.module_spec(activation="bogus")
+    with pytest.raises(ValueError, match="env_kwargs must be a dict of the env's options"):
+        ka_rllib.make_env(env_id, "players=2")
+
+
+def test_greedy_actions_and_the_module_name_a_bad_mask_or_observation():
+    """A mask of the wrong width was torch's "size of tensor a must match"; a ``(A,)`` mask was
+    broadcast to every row; a numpy mask an ``AttributeError``; an observation without its
+    mask a bare ``KeyError``, a flat one an ``IndexError``."""
+    env_id = envs.ENV_IDS[1]
+    par = envs.get_env_module(env_id).parallel_env(**small(env_id))
+    agent = par.possible_agents[0]
+    spec = ka_rllib.module_spec(hidden=(8,))
+    spec.observation_space, spec.action_space = par.observation_space(agent), par.action_space(agent)
+    module = spec.build()
+    obs, _ = par.reset(seed=0)
+    good = ka_rllib.greedy_actions(module, obs)
+    assert all(obs[a]["action_mask"][i] for a, i in good.items())
+    n = par.action_space(agent).n
+    rows = np.stack([obs[a]["observation"] for a in par.agents])
+    masks = np.stack([obs[a]["action_mask"] for a in par.agents])
+    for mask, says in ((masks[:, :-1], rf"the action mask has shape \({len(rows)}, {n - 1}\); allowed: "
+                                       rf"\({len(rows)}, {n}\)"),
+                       (masks[0], rf"the action mask has shape \({n},\)")):
+        batch = {Columns.OBS: {"observation": torch.as_tensor(rows), "action_mask": torch.as_tensor(mask)}}
+        with pytest.raises(ValueError, match=says):
+            module.forward_inference(batch)
+    as_numpy = {Columns.OBS: {"observation": torch.as_tensor(rows), "action_mask": masks}}
+    assert module.forward_inference(as_numpy)[Columns.ACTION_DIST_INPUTS].shape == (len(rows), n)
+    with pytest.raises(ValueError, match=r"observations\['chef_0'\] must be a PettingZoo observation dict"):
+        ka_rllib.greedy_actions(module, {"chef_0": {"observation": rows[0]}})
+    with pytest.raises(ValueError, match=r"must be a PettingZoo observation dict .* got ndarray"):
+        ka_rllib.greedy_actions(module, {"chef_0": rows[0]})
+    with pytest.raises(ValueError, match="greedy_actions takes"):
+        ka_rllib.greedy_actions(module, [obs[agent]])
 
 
 # ---------------------------------------------------------------------- PPO training

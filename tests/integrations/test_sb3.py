@@ -17,6 +17,8 @@ raise in the chain or in the shadow.
 from __future__ import annotations
 
 
+import re
+
 import numpy as np
 import pytest
 
@@ -34,6 +36,7 @@ from sb3_contrib.common.maskable.utils import get_action_masks, is_masking_suppo
 from stable_baselines3.common.callbacks import BaseCallback  # noqa: E402
 from stable_baselines3.common.vec_env import VecMonitor  # noqa: E402
 
+from envs.core.errors import IllegalActionError  # noqa: E402
 from envs.integrations.sb3 import ActionMaskVecEnv  # noqa: E402
 
 torch.set_num_threads(1)
@@ -260,3 +263,68 @@ def test_recipe_runs():
     code = recipe("sb3")
     assert "ActionMaskVecEnv" in code and "MaskablePPO" in code and "assert" in code
     exec(compile(code, "docs recipe: sb3", "exec"), {"__name__": "__recipe__"})
+
+
+# ---------------------------------------------------------------------- the wrapper's doors
+@pytest.mark.parametrize("num_cpus", [0, 2])
+def test_a_bad_batch_is_refused_before_any_game_moves(num_cpus):
+    """SuperSuit steps the games one after another: an illegal action in game 1 raised only after
+    game 0 had moved a tick (``num_cpus=0``), or killed a worker for good (``num_cpus=2``: every
+    later call a ``BrokenPipeError``); a short, float or ``(n, 1)`` batch got numpy's message."""
+    env_id = envs.ENV_IDS[1]  # Frying Master: its chefs have illegal moves from the first tick
+    venv, twin = make_venv(env_id, num_cpus=num_cpus), make_venv(env_id, num_cpus=num_cpus)
+    try:
+        for v in (venv, twin):
+            v.seed(3)
+            v.reset()
+        masks = venv.action_masks()
+        legal = np.array([np.flatnonzero(r)[0] for r in masks])
+        bad = legal.copy()
+        slot = next(i for i in range(venv.num_envs) if i >= 2 and (~masks[i]).any())
+        bad[slot] = np.flatnonzero(~masks[slot])[0]
+        for acts, says in ((bad, f"ActionMaskVecEnv slot {slot}: action {bad[slot]} is not legal now"),
+                           (legal[:-1], f"must have shape ({venv.num_envs},)"),
+                           (legal.reshape(-1, 1), f"must have shape ({venv.num_envs},)"),
+                           (legal.astype(float), "must be integers"),
+                           (np.full(venv.num_envs, venv.n_actions), "out of range")):
+            with pytest.raises((ValueError, IllegalActionError), match=re.escape(says)):
+                venv.step(acts)
+        # nothing moved: the chain plays on exactly as an untouched twin
+        for _ in range(3):
+            obs, rewards, dones, _ = venv.step(legal)
+            tobs, trewards, tdones, _ = twin.step(legal)
+            assert np.array_equal(obs, tobs) and np.array_equal(rewards, trewards)
+            legal = np.array([np.flatnonzero(r)[0] for r in venv.action_masks()])
+    finally:
+        venv.close()
+        twin.close()
+
+
+def test_noop_games_take_illegal_actions_and_bad_arguments_are_named():
+    """With ``illegal_action="noop"`` games replace illegal actions themselves (read from the
+    chain); ``seed(-3)`` / ``seed(1.7)`` were stored and failed every later ``reset`` (or were cut
+    to 1), slot 99 answered ``[None]``, a call SuperSuit does not forward failed inside it, and
+    the closed wrapper played on."""
+    env_id = envs.ENV_IDS[1]
+    venv = make_venv(env_id, illegal_action="noop")
+    venv.reset()
+    masks = venv.action_masks()
+    venv.step(np.array([np.flatnonzero(~r)[0] if (~r).any() else 0 for r in masks]))  # replaced by the games
+    for bad in (-3, 1.7, True, "1"):
+        with pytest.raises(ValueError, match=r"allowed: a non-negative integer or None"):
+            venv.seed(bad)
+    venv.reset()  # the refused seeds were not kept
+    with pytest.raises(IndexError, match=rf"slot index 99 is not allowed; allowed: 0\.\.{venv.num_envs - 1}"):
+        venv.get_attr("render_mode", indices=[99])
+    with pytest.raises(IndexError, match="slot index 99"):
+        venv.env_method("action_masks", indices=[99])
+    with pytest.raises(AttributeError, match=r"get_attr\('possible_agents'\): SuperSuit's vec env chain does not "
+                                             r"forward it"):
+        venv.get_attr("possible_agents")
+    assert venv.has_attr("render_mode") and venv.has_attr("action_masks")
+    with pytest.raises(ValueError, match="illegal_action='bogus' is not allowed"):
+        ActionMaskVecEnv(venv.venv, illegal_action="bogus")
+    venv.close()
+    for call in (venv.reset, lambda: venv.step(np.zeros(venv.num_envs, dtype=int))):
+        with pytest.raises(RuntimeError, match="this ActionMaskVecEnv is closed"):
+            call()

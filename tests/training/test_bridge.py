@@ -438,3 +438,32 @@ def test_seat_encoder_rows_at_once_are_each_rows_encoding(env_id):
     one = enc.encode_rows(rows, 1)
     assert one.dtype == np.float32
     np.testing.assert_array_equal(one, np.stack([enc.encode(r, 1) for r in rows]))
+
+
+def test_seed_options_and_slot_indices_are_checked_at_once(toy_registry):
+    """``seed(-3)`` and ``seed(1.7)`` were stored, and every later ``reset`` then failed with
+    numpy's message; ``set_options({...})`` was stored and never read; ``get_attr(...,
+    indices=[99])`` answered ``[None]`` and ``env_method("action_masks", indices=[99])`` raised
+    numpy's ``IndexError``."""
+    venv = make_venv()
+    try:
+        venv.seed(5)
+        first = venv.reset()
+        for bad in (-3, 1.7, True, "abc"):
+            with pytest.raises(ValueError, match=r"MultiAgentVecEnv\.seed\(.*\) is not allowed; allowed: a "
+                                                 r"non-negative integer or None"):
+                venv.seed(bad)
+        venv.seed(5)
+        assert np.array_equal(venv.reset(), first)  # the refused seeds were not kept
+        with pytest.raises(ValueError, match="the bridge's games take no reset options; allowed: None"):
+            venv.set_options({"bogus": 1})
+        venv.set_options(None)
+        n = venv.num_envs
+        for call in (lambda: venv.get_attr("render_mode", indices=[99]),
+                     lambda: venv.env_method("action_masks", indices=[n]),
+                     lambda: venv.env_is_wrapped(object, indices=-1)):
+            with pytest.raises(IndexError, match=rf"slot index .* is not allowed; allowed: 0\.\.{n - 1}"):
+                call()
+        assert len(venv.env_method("action_masks", indices=[0, n - 1])) == 2
+    finally:
+        venv.close()

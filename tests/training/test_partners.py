@@ -50,7 +50,7 @@ def test_the_recall_option_is_taken_only_by_a_heuristic_that_has_it(env_id):
     spec = EnvSpec.resolve(env_id)
     recalls = getattr(spec.module().HeuristicPolicy, "recalls", ())
     assert parse_spec("heuristic?recall=world").label == "heuristic?recall=world"
-    with pytest.raises(ConfigError, match="recall given twice"):
+    with pytest.raises(ConfigError, match="option .recall. given twice"):
         parse_spec("heuristic?recall=world&recall=memory")
     with pytest.raises(ConfigError) as e:
         make_policy("heuristic?recall=hands", spec)

@@ -129,7 +129,7 @@ def test_a_stopped_game_replays_as_stopped():
 def test_truncated_games_and_replaced_illegal_actions_replay(tmp_path):
     env_id = _game(1)
     spec = EnvSpec.resolve(env_id, {"players": 2, "max_ticks": 12, "illegal_action": "noop"})
-    env = R.record(spec.make(), spec, {"x": "y"})
+    env = R.record(spec.make(), spec)
     last = env.action_space(env.possible_agents[0]).n - 1
     env.reset(seed=3)
     replaced = 0
@@ -403,3 +403,16 @@ def test_the_docs_python_snippet_runs_and_the_format_table_lists_every_key(tmp_p
         exec(compile(c, "docs/replays.md", "exec"), {})
     table_keys = re.findall(r"^\| `([a-z_]+)` \|", text, re.M)
     assert [k for k in table_keys if k in R.KEYS] == list(R.KEYS)
+
+
+def test_a_recorder_refuses_seats_that_are_not_its_env_specs():
+    """A Recorder made for a 3-player spec recorded a 4-player game without a word (the replay
+    then failed validation); an unknown seat in ``seat_labels`` was dropped silently."""
+    env_id = _game(1)
+    three = EnvSpec.resolve(env_id, {"players": 3})
+    with pytest.raises(R.ReplayError, match=r"seat_labels names \['nobody'\], not seats of"):
+        R.Recorder(three, 0, {"nobody": "x"})
+    four = EnvSpec.resolve(env_id, {"players": 4}).make()
+    obs, infos = four.reset(seed=0)
+    with pytest.raises(R.ReplayError, match=r"the game's agents .* are not the seats of"):
+        R.Recorder(three, 0).on_reset(obs, infos)

@@ -1,0 +1,109 @@
+"""The Python API's doors as a researcher's own code calls them: policies, evaluation,
+tournaments, statistics and ``play_episode`` refuse what they cannot use, with what is allowed,
+and report no figure that no game measured."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+import envs
+from envs.baselines import evaluate_config
+from envs.core.errors import ConfigError
+from envs.core.play import play_episode
+from envs.core.policy import RandomLegalPolicy
+from training.envspec import EnvSpec
+from training.evaluation import evaluate, markdown_table
+from training.policies import make_policy, parse_spec
+from training.stats import mean_ci, wilson
+from training.tournament import run_tournament
+
+GAMES = [e for e in envs.ENV_IDS if envs.get_env_module(e).SUMMARY["kind"] == "competitive"]
+
+
+def _spec(env_id: str) -> EnvSpec:
+    return EnvSpec.resolve(env_id, dict(envs.get_env_module(env_id).TEST_CONFIGURATIONS[0]))
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_the_noop_policy_plays_whole_games_of_every_game(env_id):
+    """``noop`` crashed every Waroong Wars game at its first draft tick (a drafter has no
+    ``noop``: ``IllegalActionError``) although it is offered for every game; there it now plays
+    the game's documented default, as ``illegal_action="noop"`` does."""
+    spec = _spec(env_id)
+    env = spec.make()
+    noop = make_policy("noop", spec)
+    result = play_episode(env, {a: noop for a in env.possible_agents}, seed=1, max_steps=400)
+    assert result.steps > 0
+    obs, _ = env.reset(seed=2)
+    for a in env.agents:  # where noop is legal it is what the policy plays
+        if obs[a]["action_mask"][0]:
+            assert noop.act(obs[a], a, env) == 0
+
+
+@pytest.mark.parametrize("call", [
+    lambda s: run_tournament(s, ["random", "heuristic"], games=-3),
+    lambda s: run_tournament(s, ["random", "heuristic"], games=2.5),
+    lambda s: run_tournament(s, ["random", "heuristic"], games=2, seed=-1),
+    lambda s: evaluate(s, "random", "heuristic", games="3"),
+    lambda s: evaluate(s, "random", "heuristic", games=2, seed=1.5),
+])
+def test_games_and_seeds_are_checked_by_the_python_api(call):
+    """``run_tournament(games=-3)`` returned standings of no games (win-rate intervals [0, 0]);
+    ``games=2.5``, ``games="3"`` and ``seed=1.5`` were bare ``TypeError``s."""
+    with pytest.raises(ValueError, match=r"(games|seed)=.* is not allowed; allowed: an integer >= [01]"):
+        call(_spec(GAMES[0]))
+
+
+def test_evaluate_config_refuses_no_games():
+    """``games=0`` was ``ZeroDivisionError``; ``games=-2`` an interval of (2.09, 0.0)."""
+    cfg = envs.test_configurations(GAMES[0])[0]
+    for bad in (0, -2):
+        with pytest.raises(ValueError, match=rf"games={bad} is not allowed"):
+            evaluate_config(cfg, bad)
+
+
+def test_a_competitive_mirror_has_no_win_rate_and_one_game_no_interval():
+    """``evaluate(spec, p, None)`` in a competitive game seats ``p`` everywhere: it reported a
+    100% win rate with an interval; one game gave zero-width intervals ("20 ± 0")."""
+    spec = _spec(GAMES[0])
+    mirror = evaluate(spec, "random", None, games=2, workers=0)
+    assert mirror.lineup == "mirror (all seats)" and math.isnan(mirror.win_rate)
+    assert mirror.to_json()["win_rate"] is None and mirror.to_json()["win_rate_ci95"] == [None, None]
+    one = evaluate(spec, "random", "heuristic", games=1, workers=0)
+    assert math.isnan(one.length[1]) and "(one game)" in markdown_table([one])
+    assert mean_ci([5.0])[0] == 5.0 and all(math.isnan(x) for x in mean_ci([5.0])[1:])
+    assert all(math.isnan(x) for x in wilson(0, 0))
+    for bad in (5, -1):
+        with pytest.raises(ValueError, match=r"successes in 3 trials; allowed: 0\.\.3"):
+            wilson(bad, 3)
+    lo, hi = wilson(3, 3)
+    assert 0.43 < lo < 0.44 and hi == 1.0
+
+
+def test_play_episode_needs_a_policy_per_seat_and_counts_max_steps():
+    """A missing seat was a bare ``KeyError: 'chef_1'``; ``max_steps=0`` and ``-5`` each
+    played one step."""
+    env = _spec(GAMES[0]).make()
+    pol = RandomLegalPolicy(0)
+    with pytest.raises(KeyError, match="no policy for"):
+        play_episode(env, {env.possible_agents[0]: pol}, seed=1)
+    assert play_episode(env, {a: pol for a in env.possible_agents}, seed=1, max_steps=0).steps == 0
+    assert play_episode(env, {a: pol for a in env.possible_agents}, seed=1, max_steps=3).steps == 3
+    for bad in (-5, 1.5, True):
+        with pytest.raises(ValueError, match="max_steps=.* is not allowed; allowed: None or an integer >= 0"):
+            play_episode(env, {a: pol for a in env.possible_agents}, seed=1, max_steps=bad)
+
+
+def test_make_policy_and_parse_spec_name_a_value_of_the_wrong_kind():
+    """``make_policy(None, spec)`` and ``make_policy("heuristic", "frying_master_v1")`` were
+    ``AttributeError``s; ``parse_spec(5)`` said the spec was empty."""
+    spec = _spec(GAMES[0])
+    with pytest.raises(ConfigError, match="a policy spec is a string; got int 5"):
+        parse_spec(5)
+    with pytest.raises(ConfigError, match="a policy spec is a string; got NoneType"):
+        make_policy(None, spec)
+    with pytest.raises(ConfigError, match=r"make_policy needs the EnvSpec of the env it plays .* got str"):
+        make_policy("heuristic", GAMES[0])
+    assert isinstance(make_policy("random", spec, seed=0), RandomLegalPolicy)
