@@ -58,6 +58,22 @@ class RandomLegalPolicy(Policy):
         return int(legal[self.rng.integers(legal.size)])
 
 
+def table_engine(env: Any, engine_name: str, who: str = "HeuristicPolicy") -> Any:
+    """The rules engine whose public view a game's scripted policy reads, checked: the env is
+    given, has a game (``reset`` was called), and plays that policy's game (another game's env
+    failed deep inside, e.g. ``'PublicView' object has no attribute 'my_seat'``)."""
+    who = f"{engine_name}'s {who}"
+    if env is None:
+        raise ValueError(f"{who} needs the env: it reads engine.public_view(agent)")
+    engine = getattr(getattr(env, "unwrapped", env), "engine", None)
+    if engine is None:
+        raise RuntimeError(f"{who}: the env has no game yet; call env.reset() first")
+    name = getattr(engine, "ENGINE_NAME", type(engine).__name__)
+    if name != engine_name:
+        raise ValueError(f"{who} plays {engine_name}; the env given plays {name}: make the policy for that env")
+    return engine
+
+
 def random_legal_action(mask: np.ndarray, rng: np.random.Generator) -> int:
     legal = np.flatnonzero(mask)
     return int(legal[rng.integers(legal.size)])

@@ -57,7 +57,7 @@ from typing import Any, Callable, Mapping, Sequence
 import numpy as np
 
 from envs.core.engine import NOOP, GameEngine
-from envs.core.policy import Policy
+from envs.core.policy import Policy, table_engine
 from envs.core.seeding import make_rng
 
 #: ``determinize(engine, viewer, rng, own_actions, memory) -> engine``: see each game's determinize.py
@@ -520,9 +520,13 @@ class PlannerPolicy(Policy):
     kept at each of its decisions (the game's determinisation may use them, e.g. a drafter's
     face-down picks and the packs it saw); ``reset`` forgets them and reseeds."""
 
-    def __init__(self, planner: Planner, name: str = "planner", seed: int | None = None):
+    def __init__(self, planner: Planner, name: str = "planner", seed: int | None = None,
+                 engine_name: str | None = None):
+        """``engine_name``: the game it plays (its engine's ``ENGINE_NAME``), checked against the
+        env at every decision (None: not checked)."""
         self.planner = planner
         self.name = name
+        self.engine_name = engine_name
         self.seed = seed  # the spec's seed, mixed with each episode's
         self.own_actions: dict[str, list[int]] = {}
         self.memory: dict[str, list[Any]] = {}  # per seat, what the game's ``remember`` kept
@@ -535,9 +539,12 @@ class PlannerPolicy(Policy):
             self.planner.reseed(int(np.random.SeedSequence([base, int(seed)]).generate_state(1)[0]))
 
     def act(self, observation: Mapping[str, np.ndarray], agent: str, env: Any = None) -> int:
-        if env is None:
-            raise ValueError("the planner needs the env (it searches on env.unwrapped.engine's clones)")
-        engine = env.unwrapped.engine
+        if self.engine_name is not None:
+            engine = table_engine(env, self.engine_name, "planner")
+        else:
+            if env is None:
+                raise ValueError("the planner needs the env (it searches on env.unwrapped.engine's clones)")
+            engine = env.unwrapped.engine
         mine = self.own_actions.setdefault(agent, [])
         seen = self.memory.setdefault(agent, [])
         if self.planner.remember is not None:

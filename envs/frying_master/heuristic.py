@@ -25,7 +25,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.engine import NOOP
-from envs.core.policy import Policy
+from envs.core.policy import Policy, table_engine
 from envs.frying_master.actions import action_index
 from envs.frying_master.cards import Catalog, catalog
 from envs.frying_master.public import PublicView
@@ -80,9 +80,7 @@ class HeuristicPolicy(Policy):
     name = "heuristic"
 
     def act(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> int:
-        if env is None:
-            raise ValueError("HeuristicPolicy needs the env (it reads engine.public_view(agent))")
-        engine = env.unwrapped.engine
+        engine = table_engine(env, "frying_master")
         view = engine.public_view(agent)
         action = decide(view)
         mask = observation["action_mask"]

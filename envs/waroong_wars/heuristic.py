@@ -26,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.policy import Policy
+from envs.core.policy import Policy, table_engine
 from envs.waroong_wars.actions import action_index
 from envs.waroong_wars.cards import load_catalog
 from envs.waroong_wars.public import PublicView
@@ -145,9 +145,7 @@ class HeuristicPolicy(Policy):
             raise ValueError(f"{agent} has no legal action")
         if legal.size == 1 and not (env is not None and self._is_pick(int(legal[0]))):
             return int(legal[0])  # a forced draft pick still goes through _pick, to be remembered
-        if env is None:
-            raise ValueError("HeuristicPolicy needs the env to read the public view")
-        eng = env.unwrapped.engine
+        eng = table_engine(env, "waroong_wars")
         view = eng.public_view(agent)
         ix = action_index(view.n)
         legal_set = set(int(a) for a in legal)
@@ -338,9 +336,7 @@ class HeuristicPolicy(Policy):
         """While Shopping, the value of each legal pick (what :meth:`act` maximises; ``-inf``
         elsewhere), for the search player's ``widen=prior``; ``None`` at the other decisions.
         Reads what :meth:`act` reads and remembers nothing."""
-        if env is None:
-            raise ValueError("HeuristicPolicy needs the env to read the public view")
-        eng = env.unwrapped.engine
+        eng = table_engine(env, "waroong_wars")
         view = eng.public_view(agent)
         if view.phase != "draft":
             return None

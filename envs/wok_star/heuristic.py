@@ -65,7 +65,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.engine import NOOP
-from envs.core.policy import Policy
+from envs.core.policy import Policy, table_engine
 from envs.wok_star.actions import build_action_table
 from envs.wok_star.cards import load_data
 from envs.wok_star.actions import COMBOS, N_COMBOS, feasible
@@ -126,9 +126,7 @@ class HeuristicPolicy(Policy):
         return self._g[name].start + offset
 
     def act(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> int:
-        if env is None:
-            raise ValueError("HeuristicPolicy needs the env to read the public table (engine.public_view)")
-        engine = env.unwrapped.engine
+        engine = table_engine(env, "wok_star")
         view = engine.public_view(agent)
         t, me = view.table, view.seat
         self._setup_table(t["n"])

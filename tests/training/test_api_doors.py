@@ -107,3 +107,25 @@ def test_make_policy_and_parse_spec_name_a_value_of_the_wrong_kind():
     with pytest.raises(ConfigError, match=r"make_policy needs the EnvSpec of the env it plays .* got str"):
         make_policy("heuristic", GAMES[0])
     assert isinstance(make_policy("random", spec, seed=0), RandomLegalPolicy)
+
+
+@pytest.mark.parametrize("spec_text", ["heuristic", "planner?sims=4&samples=2"])
+def test_a_scripted_policy_names_an_env_of_another_game_or_without_a_game(spec_text):
+    """The heuristic and the planner of one game, given another game's env, failed deep inside
+    (``'PublicView' object has no attribute 'my_seat'``); given an env before ``reset``,
+    ``'NoneType' object has no attribute 'public_view'``."""
+    fm = next(e for e in envs.ENV_IDS if e.startswith("frying_master"))
+    ws = next(e for e in envs.ENV_IDS if e.startswith("wok_star"))
+    pol = make_policy(spec_text, _spec(fm), seed=0)
+    other = _spec(ws).make()
+    obs, _ = other.reset(seed=1)
+    agent = other.agents[0]
+    with pytest.raises(ValueError, match=r"frying_master's (HeuristicPolicy|planner) plays frying_master; the env "
+                                         r"given plays wok_star"):
+        pol.act(obs[agent], agent, other)
+    fresh = _spec(fm).make()
+    with pytest.raises(RuntimeError, match="the env has no game yet; call env.reset"):
+        pol.act(obs[agent], agent, fresh)
+    obs, _ = fresh.reset(seed=1)
+    a = fresh.agents[0]
+    assert obs[a]["action_mask"][pol.act(obs[a], a, fresh)]
