@@ -46,7 +46,7 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import envs
-from envs.baselines import wilson
+from envs.core.stats import wilson
 from envs.core.inputs import MAX_GAMES, int_at_least, output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy

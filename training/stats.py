@@ -18,23 +18,9 @@ from typing import Iterable, Sequence
 
 import numpy as np
 
-Z95 = 1.959963984540054
+from envs.core.stats import Z95, wilson  # noqa: F401 - re-exported: training's tables use both
+
 ELO_SCALE = 400.0 / math.log(10.0)
-
-
-def wilson(successes: float, n: int, z: float = Z95) -> tuple[float, float]:
-    """The Wilson score interval of ``successes`` in ``n`` trials (a shared win counts its share).
-    No trials give no interval (NaN, NaN): ``(0, 0)`` claimed certainty where nothing was seen.
-    ``successes`` outside ``0..n`` is a ValueError (it was clamped silently)."""
-    if n <= 0:
-        return (float("nan"), float("nan"))
-    if not -1e-9 <= successes <= n + 1e-9:  # (a sum of shared wins may carry a rounding error)
-        raise ValueError(f"wilson: {successes} successes in {n} trials; allowed: 0..{n}")
-    p = min(1.0, max(0.0, successes / n))
-    d = 1 + z * z / n
-    c = (p + z * z / (2 * n)) / d
-    h = z * math.sqrt(p * (1 - p) / n + z * z / (4 * n * n)) / d
-    return (max(0.0, c - h), min(1.0, c + h))
 
 
 def mean_ci(values: Iterable[float], z: float = Z95) -> tuple[float, float, float]:

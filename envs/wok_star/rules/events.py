@@ -217,7 +217,7 @@ def measure(games: int = 300, players: int = 2, difficulty: str = "mild", seed: 
     """Each Event card's cost to the heuristic team: per arm (no Event card, then each card forced to
     occur every day) the win rate with its Wilson 95% interval and the mean score (the team's total
     income), over the same ``games`` seeds ``seed .. seed + games - 1``."""
-    from envs.baselines import wilson
+    from envs.core.stats import wilson
     from envs.wok_star.cards import load_data
 
     keys = [e.key for e in load_data().events] if keys is None else keys
