@@ -110,11 +110,20 @@ class LineSource:
         self._thread = threading.Thread(target=self._read, args=(stream,), daemon=True)
         self._thread.start()
 
-    def _read(self, stream: TextIO) -> None:
+    def _read(self, stream: TextIO | None) -> None:
+        """Each line, until the input ends (also: no input at all, ``sys.stdin`` None when it was
+        closed). A console's bytes are decoded leniently (``errors="replace"``), so a line that is
+        not valid text is one bad answer, asked again, not the end of the input."""
         try:
-            for line in iter(stream.readline, ""):
-                self._q.put(line.rstrip("\r\n"))
-        except (OSError, ValueError):
+            raw = getattr(stream, "buffer", None)
+            if raw is not None:
+                encoding = getattr(stream, "encoding", None) or "utf-8"
+                for line in iter(raw.readline, b""):
+                    self._q.put(line.decode(encoding, errors="replace").rstrip("\r\n"))
+            elif stream is not None:
+                for line in iter(stream.readline, ""):
+                    self._q.put(line.rstrip("\r\n"))
+        except (OSError, ValueError, LookupError):
             pass
         self._q.put(None)
 
@@ -141,9 +150,13 @@ def choose(env: Any, agent: str, text: str, legal: Sequence[tuple[int, str]]) ->
     """The action index a person's answer names: a short index of ``legal`` or an action name
     (see :func:`envs.core.text.parse_action`). Raises ActionParseError with what is allowed."""
     s = text.strip()
-    if s.isdecimal():  # digits int() reads ("²" is a digit but no decimal); thousands of them are no index
-        k = int(s) if len(s) <= 18 else len(legal)
-        if k < len(legal):
+    # A number, also signed or quoted (`2`, +2), is a menu number, never an action-table index
+    # (which parse_action would read it as: +2 played another move than 2).
+    number = s.strip("`'\"").strip()
+    digits = number[1:] if number[:1] in "+-" else number
+    if digits.isdecimal():  # digits int() reads ("²" is a digit but no decimal); thousands of them are no index
+        k = int(digits) if len(digits) <= 18 else len(legal)
+        if number[:1] != "-" and k < len(legal):
             return legal[k][0]
         raise ActionParseError(agent, text, [n for _, n in legal],
                                f"short indices are 0..{len(legal) - 1}; or type the action's name")

@@ -27,7 +27,7 @@ import importlib
 import re
 from typing import Any, Callable
 
-from envs.core.errors import ActionParseError, ConfigError
+from envs.core.errors import ActionParseError, ConfigError, KitchenArenaError
 from envs.core.policy import Policy
 from envs.core.text import legal_actions, parse_action, prompt
 
@@ -111,7 +111,14 @@ class TextAgentPolicy(Policy):
         base = prompt(raw, agent)
         text = base
         for attempt in range(self.retries + 1):
-            reply = self.reply_fn(text)
+            try:
+                reply = self.reply_fn(text)
+            except (OSError, KitchenArenaError):
+                raise  # a network or file failure, or one of ours: the caller (the command) names it as it is
+            except Exception as e:  # noqa: BLE001 - any other failure of the user's callable stops the game, named
+                raise ConfigError(f"text agent {self.name}: its callable failed on the prompt: {type(e).__name__}: "
+                                  f"{e} (a text agent is a callable taking the prompt string and returning the "
+                                  f"reply)") from e
             self.replies += 1
             try:
                 action = extract_action(raw, agent, reply)
@@ -138,6 +145,9 @@ def load_reply_fn(target: str) -> Callable[[str], Any]:
     except ModuleNotFoundError as e:
         raise ConfigError(f"text agent {target!r}: no module {e.name!r} on the Python path "
                           f"(give text:MODULE:CALLABLE, MODULE importable from here)") from None
+    except Exception as e:  # noqa: BLE001 - a syntax error in it, or an error its import raised
+        raise ConfigError(f"text agent {target!r}: importing module {module_name!r} failed: {type(e).__name__}: {e}") \
+            from e
     obj = module
     for part in attr.split("."):
         if not hasattr(obj, part):

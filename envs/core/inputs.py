@@ -144,14 +144,21 @@ def shown(value: object, limit: int = 200) -> str:
 
 def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
     """An ``argparse`` type: an integer ``>= low`` (and ``<= high``), else an error that says what is allowed."""
+    allowed = f"an integer >= {low}" + (f" and <= {high}" if high is not None else "")
+
     def parse(text: str) -> int:
+        t = text.strip()
+        digits = t[1:] if t[:1] in "+-" else t
+        most = sys.get_int_max_str_digits()
+        if digits.isdecimal() and most and len(digits) > most:  # int() would refuse it as "not an integer"
+            raise argparse.ArgumentTypeError(f"an integer of {len(digits):,} digits is not allowed; allowed: {allowed} "
+                                             f"(at most {most:,} digits)")
         try:
             value = int(text)
         except ValueError:
-            raise argparse.ArgumentTypeError(f"{quoted(text)} is not an integer") from None
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not an integer; allowed: {allowed}") from None
         if value < low or (high is not None and value > high):
-            allowed = f"an integer >= {low}" + (f" and <= {high}" if high is not None else "")
-            raise argparse.ArgumentTypeError(f"{value} is not allowed; allowed: {allowed}")
+            raise argparse.ArgumentTypeError(f"{shown(value)} is not allowed; allowed: {allowed}")
         return value
     parse.__name__ = "integer"
     return parse

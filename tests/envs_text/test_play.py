@@ -13,6 +13,8 @@ from pathlib import Path
 import pytest
 
 import envs
+from envs.core.errors import ActionParseError
+from envs.core.text import legal_actions
 from training.envspec import EnvSpec
 from training.play import GameObserver, play
 
@@ -272,3 +274,40 @@ def test_play_save_games_writes_a_replay_that_reproduces_the_game(env_id, tmp_pa
     r = _run(["--env", env_id, "--seat", seat, "--seed", "2", "--save-games", str(stopped)], "0\n" * 3)
     assert r.returncode == 1
     assert load(stopped, 1)["end"]["status"] == "stopped"
+
+
+def test_a_signed_or_quoted_number_is_a_menu_number_never_an_action_index():
+    """``+2`` and a number in backticks were read as action-table indices (another move than the
+    menu's [2]); ``-1`` is no menu number."""
+    from training.play import choose
+
+    env_id = next(e for e in IDS if e.startswith("waroong_wars"))
+    env = envs.get_env_module(env_id).parallel_env(players=3)
+    env.reset(seed=1)
+    agent = env.agents[0]
+    legal = legal_actions(env, agent)
+    assert len(legal) >= 3 and [i for i, _ in legal] != list(range(len(legal)))  # menu numbers are not indices
+    for answer in ("2", "+2", "`2`", " '2' ", "\"2\""):
+        assert choose(env, agent, answer, legal) == legal[2][0], answer
+    for answer in ("-1", f"+{len(legal)}", "`99`"):
+        with pytest.raises(ActionParseError, match=rf"short indices are 0\.\.{len(legal) - 1}"):
+            choose(env, agent, answer, legal)
+
+
+def test_closed_or_undecodable_input_is_the_end_or_one_bad_answer():
+    """With stdin closed (``sys.stdin`` None) the reader thread died with an ``AttributeError``
+    traceback and the game waited for ever; a line of bytes that are not UTF-8 was taken for the
+    end of the input."""
+    env_id = next(e for e in IDS if e.startswith("waroong_wars"))
+    seat = _seat(env_id)
+    closed = subprocess.run([sys.executable, "-c", "import sys; sys.stdin.close(); sys.stdin = None; "
+                             "from training.cli import main; raise SystemExit(main(sys.argv[1:]))",
+                             "play", "--env", env_id, "--seat", seat, "--seed", "1"],
+                            capture_output=True, text=True, cwd=ROOT, env=ENV, timeout=120)
+    assert closed.returncode == 1 and "Traceback" not in closed.stderr
+    assert "== input ended (end of input)" in closed.stdout
+    bad = subprocess.run([sys.executable, "-m", "training", "play", "--env", env_id, "--seat", seat, "--seed", "1"],
+                         input=b"\xff\xfe\n0\n", capture_output=True, cwd=ROOT, timeout=120,
+                         env={**ENV, "PYTHONIOENCODING": "utf-8:strict"})
+    out = bad.stdout.decode("utf-8", "replace")
+    assert "not allowed:" in out and f"{seat} plays " in out  # refused, asked again, then the 0 was played

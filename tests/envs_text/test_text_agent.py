@@ -222,3 +222,31 @@ def test_a_copy_shares_the_callable_and_counts_on_its_own():
     env, agent, legal = _decision_state(envs.available_env_ids()[0])
     twin.act(env.observe(agent), agent, env)
     assert twin.ok == 1 and pol.ok == 0
+
+
+def test_a_text_agent_whose_module_or_callable_fails_is_named_not_a_traceback(tmp_path, monkeypatch):
+    """A module with a syntax error, or one whose import raised, was a raw traceback (only a
+    missing module was named); a callable that raised ``TypeError`` at the first decision too."""
+    import sys as _sys
+
+    (tmp_path / "ka_syntax_agent.py").write_text("def reply(p):\n    return (\n")
+    (tmp_path / "ka_raising_agent.py").write_text("raise RuntimeError('no key set')\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    env_id = envs.available_env_ids()[0]
+    spec = EnvSpec.resolve(env_id)
+    for text, says in (("text:ka_syntax_agent:reply", "importing module 'ka_syntax_agent' failed: SyntaxError"),
+                       ("text:ka_raising_agent:reply", "importing module 'ka_raising_agent' failed: RuntimeError: "
+                                                       "no key set")):
+        with pytest.raises(ConfigError, match=says):
+            make_policy(text, spec)
+        _sys.modules.pop(text.split(":")[1], None)
+    env, agent, legal = _decision_state(env_id)
+    policy = make_policy("text:os:getcwd", spec)  # takes no argument: fails on the prompt
+    with pytest.raises(ConfigError, match=r"its callable failed on the prompt: TypeError"):
+        policy.act(None, agent, env)
+
+    def offline(prompt_text):
+        raise ConnectionError("no network")
+
+    with pytest.raises(ConnectionError, match="no network"):  # a network error comes through as it is
+        TextAgentPolicy(offline).act(None, agent, env)
