@@ -110,6 +110,38 @@ def _atomic_write_text(path: Path, text: str) -> None:
     os.replace(tmp, path)
 
 
+#: The journal of a save in progress: the new metadata, written once the save's new files are
+#: complete (under their temporary names) and before any of them replaces an old one.
+SAVING_FILE = METADATA_FILE + ".saving"
+_TMP_MODEL = MODEL_FILE + ".tmp.zip"
+_TMP_ACTOR = ACTOR_FILE + ".tmp"
+
+
+def settle_save(d: Path, writer: bool = False) -> None:
+    """Finish or undo a save that was interrupted (a kill, a second Ctrl-C), so that a checkpoint
+    is always one whole save, the new or the old: with the journal (:data:`SAVING_FILE`) present
+    the new files are complete, so they replace the old ones and the journal becomes the
+    metadata (roll forward); without it the save stopped while writing them, so its temporaries
+    go and the old files and metadata stand. A save swapped its files one by one: a kill between
+    the swaps left a new ``model.zip`` beside the old metadata, which refused it, and the run's
+    last good checkpoint was lost. Only the ``writer`` (a save starting) removes temporaries
+    without a journal: a reader could be looking at a save in progress."""
+    journal = d / SAVING_FILE
+    try:
+        if not journal.is_file():
+            if writer:
+                for tmp in (_TMP_MODEL, _TMP_ACTOR):
+                    (d / tmp).unlink(missing_ok=True)
+            return
+        for tmp, final in ((_TMP_MODEL, MODEL_FILE), (_TMP_ACTOR, ACTOR_FILE), (SAVING_FILE, METADATA_FILE)):
+            try:
+                os.replace(d / tmp, d / final)
+            except FileNotFoundError:
+                pass  # swapped already (by this save before it stopped, or by a reader finishing it)
+    except OSError as e:
+        raise CheckpointError(f"{_where(d)}: an interrupted save could not be finished: {e.strerror or e}") from e
+
+
 def _where(d: Path) -> str:
     return f"checkpoint {str(d)!r}"
 
@@ -186,14 +218,15 @@ def save_checkpoint(directory: str | Path, model: Any, env_spec: EnvSpec, *, nor
     _check_describes(model, hyperparameters, arch)  # before any file is written
     d = Path(directory)
     d.mkdir(parents=True, exist_ok=True)
-    tmp_model = d / (MODEL_FILE + ".tmp.zip")
+    settle_save(d, writer=True)  # an earlier save that was interrupted, finished or undone first
+    # The new files under temporary names, then the journal, then the swaps (settle_save): a save
+    # interrupted anywhere leaves the old checkpoint or the new one, never a mix.
+    tmp_model = d / _TMP_MODEL
     model.save(tmp_model)
-    os.replace(tmp_model, d / MODEL_FILE)
     from training.actor import NumpyActor
 
-    tmp_actor = d / (ACTOR_FILE + ".tmp")
+    tmp_actor = d / _TMP_ACTOR
     NumpyActor.from_sb3_policy(model.policy).save_npz(tmp_actor)
-    os.replace(tmp_actor, d / ACTOR_FILE)
     meta = {"format": FORMAT, "format_version": FORMAT_VERSION}
     meta.update(env_description(env_spec, normalize))
     meta.update({
@@ -210,13 +243,14 @@ def save_checkpoint(directory: str | Path, model: Any, env_spec: EnvSpec, *, nor
         "training_config": training_config,
         "evaluation": evaluation,
         "model_file": MODEL_FILE,
-        "model_sha256": sha256_of(d / MODEL_FILE),
+        "model_sha256": sha256_of(tmp_model),
         "actor_file": ACTOR_FILE,
-        "actor_sha256": sha256_of(d / ACTOR_FILE),
+        "actor_sha256": sha256_of(tmp_actor),
     })
     if extra:
         meta.update(extra)
-    _atomic_write_text(d / METADATA_FILE, json.dumps(meta, indent=2, sort_keys=False) + "\n")
+    _atomic_write_text(d / SAVING_FILE, json.dumps(meta, indent=2, sort_keys=False) + "\n")
+    settle_save(d, writer=True)
     return meta
 
 
@@ -326,6 +360,8 @@ def read_metadata(directory: str | Path) -> dict:
         raise CheckpointError(f"checkpoint {str(d)!r} does not exist (expected a directory with {METADATA_FILE}, "
                               f"{ACTOR_FILE} and {MODEL_FILE})")
     path = contained_file(d, METADATA_FILE, "metadata file")
+    if (d / SAVING_FILE).is_file():
+        settle_save(d)  # a save that was interrupted after its files were complete: finished before reading
     if not path.is_file():
         raise CheckpointError(f"checkpoint {str(d)!r} has no {METADATA_FILE}")
     where = f"checkpoint {str(d)!r}: {METADATA_FILE}"

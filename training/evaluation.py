@@ -27,6 +27,7 @@ import json
 from contextlib import contextmanager
 import math
 import multiprocessing as mp
+import signal
 import warnings
 from dataclasses import dataclass, field
 from numbers import Real
@@ -190,6 +191,14 @@ def _chunk_worker(args):
         return play_games(env_spec, focus_spec, others_spec, seeds, deterministic, record)
 
 
+def _pool_worker_start() -> None:
+    """An evaluation worker: ends with its parent, and leaves Ctrl-C to it (the terminal's SIGINT
+    reaches the whole process group: each worker printed a ``KeyboardInterrupt`` traceback while
+    the parent stopped the pool anyway)."""
+    die_with_parent()
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+
+
 def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seeds: Sequence[int],
                         workers: int = 0, deterministic: bool = True) -> list[GameRecord]:
     seeds = list(seeds)
@@ -208,7 +217,7 @@ def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | N
     ctx = mp.get_context("spawn")
     # SIGTERM ends the pool with this process (its workers would otherwise play their chunks out,
     # orphaned), and a worker ends when this process does, however it ends
-    with exit_on_sigterm(), one_blas_thread(), ctx.Pool(len(chunks), initializer=die_with_parent) as pool:
+    with exit_on_sigterm(), one_blas_thread(), ctx.Pool(len(chunks), initializer=_pool_worker_start) as pool:
         parts = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic, record)
                                          for c in chunks])
     return _saved([g for part in parts for g in part])

@@ -21,10 +21,12 @@ from __future__ import annotations
 
 import itertools
 import json
+import os
 import shutil
 import time
 import warnings
 from dataclasses import dataclass, field
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any, Callable
 
@@ -394,6 +396,50 @@ def shipped_checkpoint_dirs(roots: list[Path]) -> dict[Path, Path]:
     return out
 
 
+def _unmakeable_dir(target: Path) -> str | None:
+    """Why the directory ``target`` could not be made (a file in its path), or None."""
+    q = Path(target)
+    try:
+        while not q.exists() and q != q.parent:
+            q = q.parent
+        if not q.is_dir():
+            return f"{target} cannot be made: {q} is a file, not a directory"
+    except OSError as e:
+        return f"{target}: {e.strerror or e}"
+    return None
+
+
+@contextmanager
+def _run_lock(plan: RunPlan):
+    """Hold the run's lock (``.<name>.lock`` beside its checkpoint directory) while it writes: a
+    second ``train`` of the same run name at the same time is refused, where both ran to the end
+    and mixed their checkpoints and self-play pools. The lock is the kernel's (``flock``): a
+    killed run holds none; the file goes at the end."""
+    try:
+        import fcntl
+    except ImportError:  # pragma: no cover - not on Windows: no lock
+        yield
+        return
+    lock = plan.checkpoint_dir.with_name(f".{plan.checkpoint_dir.name}.lock")
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+") as f:
+        try:
+            fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            f.seek(0)
+            holder = f.read().strip() or "?"
+            raise ConfigError(f"another train is writing {plan.checkpoint_dir} now (process {holder}, lock {lock}); "
+                              f"wait for it to end, or choose another run name (--set name=...)") from None
+        f.seek(0)
+        f.truncate()
+        f.write(str(os.getpid()))
+        f.flush()
+        try:
+            yield
+        finally:
+            lock.unlink(missing_ok=True)
+
+
 def _resume_meta(plan: RunPlan, resume: bool, overwrite: bool) -> dict | None:
     """Check where the run would write, before anything is written: the
     checkpoint's metadata when resuming, else None; ConfigError if refused."""
@@ -401,6 +447,16 @@ def _resume_meta(plan: RunPlan, resume: bool, overwrite: bool) -> dict | None:
     if resume and overwrite:
         raise ConfigError("--resume and --overwrite contradict each other: --resume continues the checkpoint, "
                           "--overwrite replaces it; pass one of them")
+    for key, target in (("output.checkpoints", ckpt_dir), ("output.runs", plan.run_dir)):
+        problem = _unmakeable_dir(target)
+        if problem:  # found now, not after the whole run when the checkpoint is saved
+            raise ConfigError(f"{key}: {problem}")
+    pool = plan.run_dir / "pool"
+    if not resume and not overwrite and not ck.is_checkpoint(ckpt_dir) and pool.is_dir() and any(pool.iterdir()):
+        raise ConfigError(f"{pool} holds the self-play pool of an earlier run of this name that saved no checkpoint "
+                          f"(it was stopped); a new run would play against it, so the seed would no longer decide "
+                          f"the run: remove {plan.run_dir}, pass --overwrite, or choose another run name "
+                          f"(--set name=...)")
     shipped = shipped_checkpoint_dirs([ckpt_dir.parent.parent, _REPO_CHECKPOINTS]).get(ckpt_dir.resolve())
     exists = ck.is_checkpoint(ckpt_dir)
     if resume:
@@ -445,7 +501,19 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     plan, resumed = check_run(cfg, resume, overwrite)
     if dry_run:
         return plan
+    with _run_lock(plan):
+        plan, resumed = check_run(cfg, resume, overwrite)  # again, now that no other run can be writing it
+        return _train_locked(cfg, plan, resumed, resume, overwrite, log, extra_callbacks)
+
+
+def _train_locked(cfg: dict, plan: RunPlan, resumed: dict | None, resume: bool, overwrite: bool,
+                  log: Callable[[str], None], extra_callbacks: list | None) -> TrainResult:
     ckpt_dir, run_dir = plan.checkpoint_dir, plan.run_dir
+    if resumed is not None and int(resumed["timesteps"]) >= cfg["training"]["total_timesteps"] and \
+            resumed.get("complete") and resumed.get("evaluation") is None:
+        log(f"{ckpt_dir} has all its {int(resumed['timesteps']):,} timesteps but no evaluation (the run was stopped "
+            f"during it): evaluating it now")
+        return _evaluate_or_stop(cfg, plan, ckpt_dir, TrainResult(ckpt_dir, resumed, False, 0.0), log)
     if resumed is not None and int(resumed["timesteps"]) >= cfg["training"]["total_timesteps"]:
         log(f"nothing to do: {ckpt_dir} already has {int(resumed['timesteps']):,} timesteps "
             f"(training.total_timesteps is {cfg['training']['total_timesteps']:,}; "
@@ -519,6 +587,8 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
             tmp = ckpt_dir / "config.yaml.tmp"
             tmp.write_text(to_yaml(cfg), encoding="utf-8")
             tmp.replace(ckpt_dir / "config.yaml")
+            for old in ("evaluation.md", "evaluation.json"):  # they describe an earlier model (a resumed run's)
+                (ckpt_dir / old).unlink(missing_ok=True)
             return saved
 
         guard = SigintGuard()
@@ -560,7 +630,19 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
         log(f"interrupted: checkpoint saved at {model.num_timesteps:,} timesteps; continue with: "
             f"{command_line(cfg, '--resume')}")
         return result
-    return evaluate_run(cfg, plan, ckpt_dir, result, log)
+    return _evaluate_or_stop(cfg, plan, ckpt_dir, result, log)
+
+
+def _evaluate_or_stop(cfg: dict, plan: RunPlan, ckpt_dir: Path, result: TrainResult, log) -> TrainResult:
+    """:func:`evaluate_run`; Ctrl-C during it stops with one line (no traceback): the checkpoint
+    stays complete without an evaluation, which ``--resume`` then runs alone."""
+    try:
+        return evaluate_run(cfg, plan, ckpt_dir, result, log)
+    except KeyboardInterrupt:
+        log(f"interrupted during the final evaluation: the checkpoint {ckpt_dir} is complete but not evaluated; "
+            f"evaluate it with: {command_line(cfg, '--resume')}")
+        result.interrupted = True
+        return result
 
 
 def evaluate_run(cfg: dict, plan: RunPlan, ckpt_dir: Path, result: TrainResult, log) -> TrainResult:

@@ -229,7 +229,8 @@ class MultiAgentVecEnv(VecEnv):
             if isinstance(err, WorkerError) and err.died:
                 self._broken = err
             elif cmd in _STATEFUL:
-                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {str(err).splitlines()[0]}) and "
+                first_line = (str(err).splitlines() or [""])[0]  # (a KeyboardInterrupt has no message)
+                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {first_line}) and "
                                    f"left the env copies in an unknown state; call reset() before step()")
             raise err
         return results
