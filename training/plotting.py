@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import csv
+import os
 from pathlib import Path
 from typing import Sequence
 
@@ -20,10 +21,15 @@ def read_curve(path: Path) -> list[tuple]:
 
 
 def write_curve(path: Path, rows: Sequence[tuple]) -> None:
-    with open(path, "w", newline="") as f:
+    """``curve.csv``, written whole under a temporary name and renamed (a run killed while writing
+    it keeps the previous one)."""
+    path = Path(path)
+    tmp = path.with_name(path.name + ".tmp")
+    with open(tmp, "w", newline="") as f:
         w = csv.writer(f)
         w.writerow(CURVE_HEADER)
         w.writerows(rows)
+    os.replace(tmp, path)
 
 
 def _rolling(x: np.ndarray, k: int) -> np.ndarray:

@@ -571,6 +571,8 @@ def _train_locked(cfg: dict, plan: RunPlan, resumed: dict | None, resume: bool, 
                 return TrainResult(ckpt_dir, {}, True, time.perf_counter() - t0)
         t_ppo = time.perf_counter()
         start_steps = int(model.num_timesteps)
+        curve_path = ckpt_dir / "curve.csv"
+        prior_curve = read_curve(curve_path) if resume else []  # the earlier sessions' games
 
         def save(complete: bool, evaluation: dict | None = None) -> dict:
             saved = ck.save_checkpoint(
@@ -589,6 +591,8 @@ def _train_locked(cfg: dict, plan: RunPlan, resumed: dict | None, resume: bool, 
             tmp.replace(ckpt_dir / "config.yaml")
             for old in ("evaluation.md", "evaluation.json"):  # they describe an earlier model (a resumed run's)
                 (ckpt_dir / old).unlink(missing_ok=True)
+            # the learning curve with every save: a run killed after a periodic save resumes it whole
+            write_curve(curve_path, prior_curve + stats.history)
             return saved
 
         guard = SigintGuard()
@@ -615,10 +619,8 @@ def _train_locked(cfg: dict, plan: RunPlan, resumed: dict | None, resume: bool, 
         venv.close()
     seconds = time.perf_counter() - t0
     ppo_seconds = time.perf_counter() - t_ppo
-    # learning curve (appended across --resume sessions)
-    curve_path = ckpt_dir / "curve.csv"
-    rows_curve = (read_curve(curve_path) if resume else []) + stats.history
-    write_curve(curve_path, rows_curve)
+    # learning curve (appended across --resume sessions; written with every save)
+    rows_curve = prior_curve + stats.history
     plot_curve(rows_curve, ckpt_dir / "learning_curve.png",
                f"{plan.env_spec.label()} - {cfg['name']} ({'team' if plan.cooperative else 'learner'})")
     result = TrainResult(ckpt_dir, meta, interrupted, seconds)

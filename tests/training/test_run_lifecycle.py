@@ -147,3 +147,31 @@ def test_an_interrupt_without_a_message_keeps_its_kind(toy_registry, tmp_path):
         assert "KeyboardInterrupt: )" in venv._not_ready
     finally:
         venv.close()
+
+
+class _Die(BaseException):
+    """The process killed after a periodic save."""
+
+
+def test_a_periodic_save_keeps_the_learning_curve_for_a_resume(toy_registry, tmp_path):
+    """``checkpoint_every`` saves wrote no ``curve.csv``: a run killed after one and resumed
+    started its curve again at the resumed step."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    from training.plotting import read_curve
+
+    class DieAt(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= 700:
+                raise _Die
+            return True
+
+    cfg = _cfg(tmp_path, training={"total_timesteps": 1024, "checkpoint_every": 256})
+    with pytest.raises(_Die):
+        train(cfg, extra_callbacks=[DieAt()], **QUIET)
+    d = trainer.check_run(cfg, resume=True)[0].checkpoint_dir
+    saved = read_curve(d / "curve.csv")
+    assert saved and read_metadata(d)["timesteps"] >= 512
+    train(cfg, resume=True, **QUIET)
+    whole = read_curve(d / "curve.csv")
+    assert whole[:len(saved)] == saved and len(whole) > len(saved)
