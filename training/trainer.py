@@ -25,8 +25,8 @@ import os
 import shutil
 import time
 import warnings
-from dataclasses import dataclass, field
 from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
 
