@@ -1,7 +1,7 @@
 """Win rates of the scripted heuristic and of random legal play.
 
     python -m envs.baselines --env wok_star_v1 --games 200
-    python -m envs.baselines --env frying_master_v1 --games 200 --players 2
+    python -m envs.baselines --env frying_master_v1 --games 200 --set players=2
 
 Cooperative games (``SUMMARY["kind"] == "cooperative"``): a team of
 heuristic chefs and a team of random chefs each play ``--games`` seeded games

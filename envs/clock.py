@@ -40,6 +40,7 @@ import ast
 import importlib.util
 import json
 import math
+import os
 import sys
 import time
 from pathlib import Path
@@ -458,6 +459,8 @@ def main(argv: list[str] | None = None) -> int:
         p.error("--timer-seconds applies to Wok Star only (use --game wok_star or all)")
     if args.heuristic_seats != 1 and "frying_master" not in games:
         p.error("--heuristic-seats applies to Frying Master only (use --game frying_master or all)")
+    if args.json and args.plot and os.path.abspath(args.json) == os.path.abspath(args.plot):
+        p.error(f"--json and --plot both name {args.json!r}: the plot would overwrite the rows; give each its own file")
     for flag, target in (("--json", args.json), ("--plot", args.plot)):
         problem = target and output_file_problem(target, flag, parents_made=True)
         if problem:

@@ -72,7 +72,7 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
 from envs.integrations.sb3 import checked_indices, checked_seed
-from envs.core.workers import (Remote, WorkerError, check_timeout, default_spin, dispatch, first_error,
+from envs.core.workers import (Remote, WorkerError, check_timeout, default_spin, dispatch, first_error, refuse_copy,
                                one_blas_thread, read_answer, refuse_if_unusable, shared_arrays, shared_buffers,
                                status_word, stop_workers)
 
@@ -314,6 +314,12 @@ class MultiAgentVecEnv(VecEnv):
 
     def has_attr(self, attr_name: str) -> bool:
         return attr_name in ("action_masks", "render_mode")
+
+    def __reduce_ex__(self, protocol):
+        raise refuse_copy("MultiAgentVecEnv", "build another from the same settings")
+
+    def __copy__(self):
+        return self.__reduce_ex__(0)
 
     def _get_indices(self, indices) -> list[int]:
         return checked_indices(self, indices, "MultiAgentVecEnv")

@@ -13,7 +13,8 @@ from envs.bench.errors import Unavailable
 from envs.bench.harness import measure, parallel_driver
 from envs.bench.machine import machine_info, machine_line
 from envs.bench.stats import SPREAD
-from envs.core.inputs import int_at_least, output_file_problem
+from envs.core.inputs import MAX_GAMES, int_at_least, output_file_problem
+from envs.vector.batched import MAX_BATCH_GAMES
 
 VECTOR_SIZES = (1, 8, 64)
 PROCESS_GAMES = 64
@@ -26,23 +27,23 @@ def parser() -> argparse.ArgumentParser:
                                 epilog="What each figure means: pydoc envs.bench")
     p.add_argument("--env", action="append", choices=list(envs.ENV_IDS), help="env id (repeatable; default: all)")
     p.add_argument("--first", type=int_at_least(1), default=None, metavar="N", help="only the first N configurations of each env")
-    p.add_argument("--games", type=int_at_least(1), default=3, help="episodes per timed run (default 3)")
-    p.add_argument("--repeats", type=int_at_least(1), default=5, help="timed runs per configuration; median and min-max shown (default 5)")
+    p.add_argument("--games", type=int_at_least(1, MAX_GAMES), default=3, help="episodes per timed run (default 3)")
+    p.add_argument("--repeats", type=int_at_least(1, 1000), default=5, help="timed runs per configuration; median and min-max shown (default 5)")
     p.add_argument("--seed", type=int_at_least(0), default=0, help="seed of the random play (default 0)")
     p.add_argument("--peers", action="store_true", help="also PettingZoo's connect_four_v3 and knights_archers_zombies, and ratios")
-    p.add_argument("--peer-games", type=int_at_least(1), default=None, metavar="N",
+    p.add_argument("--peer-games", type=int_at_least(1, MAX_GAMES), default=None, metavar="N",
                    help="episodes per timed peer run (default: 50 connect four, 3 knights-archers-zombies)")
     p.add_argument("--vector", action="store_true", help="also envs.vector.BatchedEnv at N = 1, 8, 64 and ProcessBatchedEnv at 64")
-    p.add_argument("--vector-steps", type=int_at_least(1), default=None, metavar="S",
+    p.add_argument("--vector-steps", type=int_at_least(1, 10 ** 8), default=None, metavar="S",
                    help="game-steps per vector run: S/N batched steps at N games (default 2048; --quick: 512)")
-    p.add_argument("--workers", type=int_at_least(1), default=None, help="ProcessBatchedEnv workers (default: usable cores)")
+    p.add_argument("--workers", type=int_at_least(1, 64), default=None, help="ProcessBatchedEnv workers (default: usable cores)")
     p.add_argument("--training", action="store_true", help="also SB3 rollout fps through the bridge vs CartPole (train extra)")
     p.add_argument("--training-full", action="store_true",
                    help="also each game's full config end to end (rollouts + updates) on 1 and 2 processes next to "
                         "CartPole PPO with the same settings, and the hours its total_timesteps take (train extra; "
                         "minutes; not part of --all)")
     p.add_argument("--scaling", action="store_true", help="also cost per step by player count, and memory of 1 and 1,000 envs")
-    p.add_argument("--mem-games", type=int_at_least(1), default=1000, metavar="N", help="envs held at once for --scaling memory (default 1000)")
+    p.add_argument("--mem-games", type=int_at_least(1, MAX_BATCH_GAMES), default=1000, metavar="N", help="envs held at once for --scaling memory (default 1000)")
     p.add_argument("--all", action="store_true", help="--peers --vector --training --scaling")
     p.add_argument("--quick", action="store_true", help="shorter --training and --vector measurements")
     p.add_argument("--json", metavar="PATH", help="also write every figure as JSON to PATH")
@@ -89,7 +90,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         print(f"error: {e}", file=sys.stderr)
         return 2
 
-    ids = args.env or envs.available_env_ids()
+    ids = list(dict.fromkeys(args.env)) if args.env else envs.available_env_ids()  # an env named twice: once
     per_env = {e: envs.test_configurations(e)[: args.first] if args.first else envs.test_configurations(e) for e in ids}
     configs = [c for e in ids for c in per_env[e]]
     if not configs:

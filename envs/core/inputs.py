@@ -192,6 +192,11 @@ def output_file_problem(target: str, flag: str, parents_made: bool = False) -> s
             return f"{flag} {quoted(target)} is a directory; give a file name"
         if not parents_made and not p.parent.is_dir():
             return f"{flag} {quoted(target)}: the directory {quoted(p.parent)} does not exist"
+        q = p.parent
+        while not q.exists() and q != q.parent:  # the directories a command would make: no file in their way
+            q = q.parent
+        if not q.is_dir():
+            return f"{flag} {quoted(target)}: {quoted(q)} is a file, not a directory"
     except OSError as e:
         return f"{flag} {quoted(target)}: {e.strerror or e}"
     return None

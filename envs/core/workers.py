@@ -234,6 +234,15 @@ class Remote:
         return self.recv()
 
 
+def refuse_copy(owner: str, instead: str) -> TypeError:
+    """The error of ``copy``/``deepcopy``/``pickle`` of an object that holds worker processes and
+    pipes, raised before anything is copied: a half-built copy held duplicates of the original's
+    pipe connections, and when they were collected they closed the original's pipes, so its
+    workers ended and its ``close`` failed (``pickle`` said only "Pickling an AuthenticationString
+    object is disallowed")."""
+    return TypeError(f"a {owner} holds worker processes and pipes: it cannot be copied or pickled; {instead}")
+
+
 def stop_workers(remotes: Iterable[Remote], timeout: float = 5.0) -> None:
     """Close workers and make sure their processes are gone (and reaped);
     always returns, within about ``timeout`` + 2 seconds. Each live worker is
@@ -263,7 +272,10 @@ def stop_workers(remotes: Iterable[Remote], timeout: float = 5.0) -> None:
         for r in left:
             r.proc.join(1.0)
     for r in remotes:
-        r.conn.close()
+        try:
+            r.conn.close()
+        except OSError:  # closed already (its descriptor gone): nothing left to close
+            pass
 
 
 def first_error(errors: Sequence[BaseException]) -> BaseException:

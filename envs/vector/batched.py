@@ -25,6 +25,10 @@ reseeded only by ``reset(seed=...)``; an auto-reset continues the game's own
 generator, so a batch replays exactly from the seeds given to ``reset``.
 
 Arrays are returned fresh on every call (safe to keep in a rollout buffer).
+A batch is not thread-safe: step it from one thread at a time. At most
+``MAX_BATCH_GAMES`` (100,000) games; ``env_fn`` must build a new Kitchen Arena
+ParallelEnv on every call, all of one configuration (checked). It copies and
+pickles mid-game; the process form (``ProcessBatchedEnv``) refuses to.
 """
 
 from __future__ import annotations
@@ -88,10 +92,17 @@ def action_array(actions: Any, num_games: int, num_seats: int) -> np.ndarray:
                          f"{(num_games, num_seats)}; got {shown(actions)}, which is not one array ({e})") from None
 
 
-def check_count(name: str, value: Any) -> int:
-    """``value`` as an int if it is an integer >= 1 (not a bool, a float or a string); else ValueError."""
-    if not _is_int(value) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {shown(value)}")
+#: the most games one vector env holds (each is a whole env: 10**9 of them built until memory ran
+#: out, and the process form's shared arrays for 10**12 asked for 21.8 TiB)
+MAX_BATCH_GAMES = 100_000
+
+
+def check_count(name: str, value: Any, most: int | None = None) -> int:
+    """``value`` as an int if it is an integer >= 1 (and <= ``most``; not a bool, a float or a
+    string); else ValueError."""
+    if not _is_int(value) or value < 1 or (most is not None and value > most):
+        bound = "" if most is None else f" and <= {most:,}"
+        raise ValueError(f"{name} must be an integer >= 1{bound}, got {shown(value)}")
     return int(value)
 
 
@@ -128,6 +139,43 @@ def random_legal_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndar
     some = counts > 0
     out[some] = legal[pick[some]] - np.flatnonzero(some) * a
     return out.reshape(masks.shape[:-1])
+
+
+def _check_games(games: list) -> None:
+    """The games an ``env_fn`` built: each a Kitchen Arena ParallelEnv of its own, all of one
+    configuration (seats, spaces, ``illegal_action``). The same env returned every time was
+    stepped N times a batch step; games of other player counts failed later in numpy."""
+    for i, e in enumerate(games):
+        if not isinstance(e, TickParallelEnv):
+            raise TypeError(f"env_fn built a {type(e).__name__} for game {i}; allowed: a Kitchen Arena ParallelEnv "
+                            f"(a <game>_vN.parallel_env(...))")
+    if len({id(e) for e in games}) != len(games):
+        raise ValueError("env_fn returned the same env object for several games; each game needs an env of its own "
+                         "(build a new one on every call)")
+
+    def shape_of(e) -> tuple:
+        a = e.possible_agents[0]
+        return (type(e).__name__, list(e.possible_agents), e.observation_space(a)["observation"].shape,
+                int(e.action_space(a).n), e.illegal_action)
+
+    first = shape_of(games[0])
+    for i, e in enumerate(games[1:], 1):
+        if shape_of(e) != first:
+            raise ValueError(f"game {i} is not of game 0's configuration ((class, agents, observation shape, actions, "
+                             f"illegal_action) {shape_of(e)} against {first}); a batch holds games of one configuration")
+
+
+def random_action_inputs(rng: Any, masks: Any, shape: tuple[int, int, int]) -> np.ndarray:
+    """``masks`` as an array, checked with ``rng`` for the vector envs' ``random_actions``: a numpy
+    ``Generator`` and masks of the batch's shape (a ``(2, 3)`` mask was answered ``[0 1]``, a
+    missing generator was an ``AttributeError``)."""
+    if not isinstance(rng, np.random.Generator):
+        raise TypeError(f"random_actions needs a numpy Generator (np.random.default_rng(seed)); got "
+                        f"{type(rng).__name__}")
+    m = np.asarray(masks)
+    if m.shape != shape:
+        raise ValueError(f"masks must have shape (num_games, num_seats, actions) = {shape}; got {m.shape}")
+    return m
 
 
 def all_live_legal(masks_flat: np.ndarray, rows: np.ndarray, acts: np.ndarray, alive: np.ndarray) -> bool:
@@ -197,14 +245,18 @@ class BatchedEnv:
         ``env_fn`` (a no-argument factory of a Kitchen Arena ParallelEnv, e.g.
         a game outside the registry) builds each game, ``env_id`` then only
         names it."""
-        num_games = check_count("num_games", num_games)
+        num_games = check_count("num_games", num_games, MAX_BATCH_GAMES)
         self.env_id = env_id
         self.env_kwargs = env_options(env_kwargs)
         if env_fn is None:
             module = envs.get_env_module(env_id)
             kwargs = self.env_kwargs
             env_fn = lambda: module.parallel_env(**kwargs)  # noqa: E731
+        elif self.env_kwargs:
+            raise ValueError(f"env_kwargs={shown(self.env_kwargs)} with env_fn: the factory builds each game, so "
+                             f"these options would be shown and not used; give them to the factory")
         self.envs = [env_fn() for _ in range(num_games)]
+        _check_games(self.envs)
         env0 = self.envs[0]
         self.possible_agents: list[str] = list(env0.possible_agents)
         self.num_games = len(self.envs)
@@ -472,7 +524,8 @@ class BatchedEnv:
 
     def random_actions(self, rng: np.random.Generator, masks: np.ndarray | None = None) -> np.ndarray:
         """Uniformly random legal actions ``(N, P)`` for ``masks`` (default: the current ones)."""
-        return random_legal_actions(rng, self._masks if masks is None else masks)
+        shape = (self.num_games, self.num_seats, self.n_actions)
+        return random_legal_actions(rng, random_action_inputs(rng, self._masks if masks is None else masks, shape))
 
     def close(self) -> None:
         """Close every game's env; the batch then refuses ``reset`` and ``step``, as

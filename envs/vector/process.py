@@ -76,10 +76,10 @@ import numpy as np
 
 from envs.core.errors import IllegalActionError
 from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, check_timeout, default_spin, first_error,
-                               read_answer, refuse_if_unusable, serve, shared_arrays, shared_buffers, status_word,
-                               stop_workers)
-from envs.vector.batched import (_NONE, AgentInfos, BatchedEnv, action_array, all_live_legal, check_count,
-                                 env_options, random_legal_actions, seeds_for)
+                               read_answer, refuse_copy, refuse_if_unusable, serve, shared_arrays, shared_buffers,
+                               status_word, stop_workers)
+from envs.vector.batched import (_NONE, MAX_BATCH_GAMES, AgentInfos, BatchedEnv, action_array, all_live_legal,
+                                 check_count, env_options, random_action_inputs, random_legal_actions, seeds_for)
 
 LABEL = "vector worker"
 
@@ -242,7 +242,7 @@ class ProcessBatchedEnv:
         self._remotes: list[Remote] = []
         self._signals: list[tuple] = []  # each worker's (done semaphore, status word): how a step answers
         self._block: _Block | None = None  # the shared arrays of every shard (with worker processes)
-        num_games = check_count("num_games", num_games)
+        num_games = check_count("num_games", num_games, MAX_BATCH_GAMES)
         workers = check_count("workers", (os.cpu_count() or 1) if workers is None else workers)
         workers = min(workers, num_games)
         self.spin_s = default_spin(spin_s, workers)
@@ -411,7 +411,8 @@ class ProcessBatchedEnv:
 
     def random_actions(self, rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
         """Uniformly random legal actions ``(N, P)`` for ``masks``."""
-        return random_legal_actions(rng, masks)
+        shape = (self.num_games, self.num_seats, self.n_actions)
+        return random_legal_actions(rng, random_action_inputs(rng, masks, shape))
 
     def close(self) -> None:
         """Close every shard and end the worker processes; always returns (see the module doc)."""
@@ -423,6 +424,13 @@ class ProcessBatchedEnv:
                 self._local.close()
         finally:
             stop_workers(self._remotes)
+
+    def __reduce_ex__(self, protocol):
+        raise refuse_copy("ProcessBatchedEnv", "build another with the same arguments (the in-process BatchedEnv "
+                                               "copies and pickles mid-game)")
+
+    def __copy__(self):
+        return self.__reduce_ex__(0)
 
     def __enter__(self) -> "ProcessBatchedEnv":
         return self

@@ -163,8 +163,12 @@ def test_the_envs_commands_refuse_an_output_file_they_could_not_write_before_mea
     import importlib
 
     main = importlib.import_module(module).main
+    (tmp_path / "afile").write_text("x")
     cases = [("a/" * 3000, "File name too long"), (str(tmp_path), "is a directory; give a file name")]
-    if not makes_dirs:
+    if makes_dirs:  # envs.clock makes the directories: a file in their way failed only after the whole sweep
+        cases.append((str(tmp_path / "afile" / "sub" / "x.json"), f"{str(tmp_path / 'afile')!r} is a file, not a "
+                                                                  f"directory"))
+    else:
         cases.append((str(tmp_path / "no" / "x.json"), f"the directory {str(tmp_path / 'no')!r} does not exist"))
     for target, says in cases:
         try:
@@ -206,6 +210,13 @@ def test_int_at_least_and_seconds_say_what_is_allowed():
     # the search player's speed table ran with --seconds 0 or -1 and raised a ConfigError traceback at --sims 0
     ("tests.search.speed", ["--sims", "0"], "argument --sims: 0 is not allowed; allowed: an integer >= 1"),
     ("tests.search.speed", ["--seconds", "-1"], "argument --seconds: -1 is not allowed; allowed: a finite number of seconds > 0"),
+    # envs.bench --games 99999999999999999999999 ran until it was killed; --mem-games 10**9 built envs
+    # until memory ran out, after the other measurements, and lost them all
+    ("envs.bench.cli", ["--games", "99999999999999999999999"], "allowed: an integer >= 1 and <= 1000000"),
+    ("envs.bench.cli", ["--scaling", "--mem-games", "1000000000"], "allowed: an integer >= 1 and <= 100000"),
+    ("envs.bench.cli", ["--workers", "65"], "allowed: an integer >= 1 and <= 64"),
+    ("envs.clock", ["--game", "frying_master", "--games", "1", "--json", "same.png", "--plot", "same.png"],
+     "--json and --plot both name 'same.png'"),
 ])
 def test_a_count_or_seed_out_of_range_is_refused_before_any_game(module, argv, says, capsys):
     import importlib

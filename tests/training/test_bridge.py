@@ -467,3 +467,20 @@ def test_seed_options_and_slot_indices_are_checked_at_once(toy_registry):
         assert len(venv.env_method("action_masks", indices=[0, n - 1])) == 2
     finally:
         venv.close()
+
+
+def test_the_bridge_refuses_copy_and_pickle(toy_registry):
+    """It holds worker processes and pipes, as ``ProcessBatchedEnv`` does: a half-built copy
+    would close the original's pipes."""
+    import copy
+    import pickle
+
+    venv = make_venv(copies=2, workers=2)
+    try:
+        venv.reset()
+        for attempt in (copy.deepcopy, copy.copy, pickle.dumps):
+            with pytest.raises(TypeError, match="MultiAgentVecEnv holds worker processes and pipes"):
+                attempt(venv)
+        venv.step(np.zeros(venv.num_envs, dtype=np.int64))
+    finally:
+        venv.close()

@@ -162,9 +162,10 @@ def test_a_count_options_or_seed_of_the_wrong_kind_is_refused_with_what_is_allow
     ``env_kwargs`` was a bare TypeError; ``reset(seed="a")`` said "got 1 seeds for 2 games"."""
     make = (lambda n=2, kw=None: BatchedEnv("wok_star_v1", n, kw)) if form == "in-process" else \
         (lambda n=2, kw=None: ProcessBatchedEnv("wok_star_v1", n, workers=1, env_kwargs=kw))
-    for bad in (0, -1, 2.5, "4", True, None):
-        with pytest.raises(ValueError, match=r"num_games must be an integer >= 1, got " + re.escape(repr(bad))):
-            make(bad)
+    for bad in (0, -1, 2.5, "4", True, None, 10 ** 12):
+        with pytest.raises(ValueError, match=r"num_games must be an integer >= 1 and <= 100,000, got "
+                                             + re.escape(repr(bad))):
+            make(bad)  # 10**12: refused before anything is allocated (it asked for 21.8 TiB)
     with pytest.raises(ValueError, match="env_kwargs must be a dict of the env's options, got a list"):
         make(2, [("players", 2)])
     venv = make(2, {"players": 2})
@@ -436,3 +437,50 @@ def test_spin_s_defaults_to_polling_only_when_every_process_has_a_core(monkeypat
     for bad in (-0.001, 2, True, "0.1", None.__class__):
         with pytest.raises(ValueError, match=r"spin_s must be a number of seconds from 0 to 1 \(0: always block\), got"):
             ProcessBatchedEnv("frying_master_v1", 2, workers=2, spin_s=bad)
+
+
+def test_a_factory_must_build_distinct_envs_of_one_configuration():
+    """``BatchedEnv(env_fn=lambda: shared)`` stepped one env N times a batch step; games of other
+    player counts failed later in numpy; ``None`` or an AEC env were ``AttributeError``s;
+    ``env_kwargs`` beside ``env_fn`` were shown in the repr and never used."""
+    from envs import frying_master_v1
+
+    shared = frying_master_v1.parallel_env(players=2)
+    counts = iter([2, 3])
+    for fn, kind, says in ((lambda: shared, ValueError, "returned the same env object for several games"),
+                           (lambda: frying_master_v1.parallel_env(players=next(counts)), ValueError,
+                            "game 1 is not of game 0's configuration"),
+                           (lambda: None, TypeError, "env_fn built a NoneType for game 0"),
+                           (lambda: frying_master_v1.env(players=2), TypeError, "allowed: a Kitchen Arena ParallelEnv")):
+        with pytest.raises(kind, match=says):
+            BatchedEnv("frying_master_v1", 2, env_fn=fn)
+    with pytest.raises(ValueError, match="with env_fn: the factory builds each game"):
+        BatchedEnv("frying_master_v1", 2, {"players": 4}, env_fn=lambda: frying_master_v1.parallel_env(players=2))
+    venv = BatchedEnv("frying_master_v1", 2, env_fn=lambda: frying_master_v1.parallel_env(players=2))
+    _, masks, _ = venv.reset(seed=0)
+    for rng, m, kind, says in ((None, masks, TypeError, "needs a numpy Generator"),
+                               (np.random.default_rng(0), masks[0], ValueError, r"masks must have shape"),
+                               (np.random.default_rng(0), masks[:, :, :3], ValueError, r"masks must have shape")):
+        with pytest.raises(kind, match=says):
+            venv.random_actions(rng, m)
+    assert venv.random_actions(np.random.default_rng(0)).shape == (2, 2)
+
+
+def test_the_process_form_refuses_copy_and_pickle_and_stays_usable():
+    """``copy.deepcopy`` of a ``ProcessBatchedEnv`` failed inside pickling, and the half-built
+    copy's pipes, when collected, closed the original's: its workers ended, its next step was a
+    ``WorkerError`` and ``close()`` an ``OSError``."""
+    import copy
+    import gc
+    import pickle
+
+    venv = ProcessBatchedEnv("frying_master_v1", 2, workers=2, env_kwargs={"players": 2})
+    try:
+        _, masks, _ = venv.reset(seed=0)
+        for attempt in (copy.deepcopy, copy.copy, pickle.dumps):
+            with pytest.raises(TypeError, match="holds worker processes and pipes: it cannot be copied or pickled"):
+                attempt(venv)
+        gc.collect()
+        venv.step(venv.random_actions(np.random.default_rng(0), masks))  # the workers live on
+    finally:
+        venv.close()
