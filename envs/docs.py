@@ -98,10 +98,10 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--check", action="store_true", help="only report out-of-date blocks")
     p.add_argument("--env", action="append", choices=list(envs.ENV_IDS), help="only this game's docs (skips README)")
     args = p.parse_args(argv)
-    stale = []
+    stale, missing = [], []
     for path, blocks in targets(args.env):
         if not path.exists():
-            stale.append(f"{path} is missing")
+            missing.append(str(path))
             continue
         text = path.read_text(encoding="utf-8")
         new = render(text, blocks)
@@ -109,9 +109,15 @@ def main(argv: list[str] | None = None) -> int:
             stale.append(str(path.relative_to(ROOT)))
             if not args.check:
                 path.write_text(new, encoding="utf-8")
-    if args.check and stale:
-        print("out of date (run `python -m envs.docs`): " + ", ".join(stale), file=sys.stderr)
-        return 1
+    if missing:  # a doc the blocks belong in is gone: nothing can bring it up to date
+        print("error: missing docs (each holds generated blocks): " + ", ".join(missing), file=sys.stderr)
+        return 2
+    if args.check:
+        if stale:
+            print("out of date (run `python -m envs.docs`): " + ", ".join(stale), file=sys.stderr)
+            return 1
+        print("up to date: every generated block matches")
+        return 0
     print("updated: " + (", ".join(stale) if stale else "nothing to change"))
     return 0
 

@@ -70,3 +70,15 @@ def test_the_readme_env_table_shows_the_true_size_ranges():
         for cell, values in ((row.group(1), obs), (row.group(2), act)):
             lo, _, hi = cell.partition("-")
             assert (int(lo), int(hi or lo)) == (min(values), max(values)), f"{env_id}: README says {cell}, true {sorted(values)}"
+
+
+def test_the_docs_command_says_what_it_checked_and_refuses_a_missing_doc(tmp_path, monkeypatch, capsys):
+    """``--check`` of an up-to-date tree printed "updated: nothing to change"; a missing doc was
+    listed as "updated: ... is missing" with exit 0."""
+    assert docs.main(["--check"]) == 0
+    assert "up to date" in capsys.readouterr().out
+    gone = tmp_path / "gone.md"
+    monkeypatch.setattr(docs, "targets", lambda env=None: [(gone, [])])
+    for argv in (["--check"], []):
+        assert docs.main(argv) == 2
+        assert f"error: missing docs (each holds generated blocks): {gone}" in capsys.readouterr().err
