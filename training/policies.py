@@ -50,7 +50,7 @@ from urllib.parse import parse_qsl
 import numpy as np
 
 from envs.core.errors import ConfigError
-from envs.core.inputs import shown
+from envs.core.inputs import checked_seed, shown
 from envs.core.policy import Policy, RandomLegalPolicy
 from envs.core.search import RULES, WIDEN
 from envs.core.seeding import make_rng
@@ -497,6 +497,8 @@ def make_policy(spec: str | PolicySpec, env_spec: EnvSpec, seed: int | None = No
         raise ConfigError(f"make_policy needs the EnvSpec of the env it plays (training.envspec.EnvSpec.resolve("
                           f"env_id, options)); got {type(env_spec).__name__} {shown(env_spec, 60)}")
     ps = spec if isinstance(spec, PolicySpec) else parse_spec(spec)
+    if seed is not None:
+        seed = checked_seed(seed)  # every kind alike (the heuristic took -1 where random refused it)
     if ps.kind == "random":
         return RandomLegalPolicy(seed)
     if ps.kind == "noop":

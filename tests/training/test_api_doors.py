@@ -129,3 +129,11 @@ def test_a_scripted_policy_names_an_env_of_another_game_or_without_a_game(spec_t
     obs, _ = fresh.reset(seed=1)
     a = fresh.agents[0]
     assert obs[a]["action_mask"][pol.act(obs[a], a, fresh)]
+
+
+def test_every_policy_kind_refuses_a_negative_seed():
+    """``make_policy("heuristic", spec, seed=-1)`` was taken where ``random`` refused it."""
+    spec = _spec(GAMES[0])
+    for text in ("random", "heuristic", "noop"):
+        with pytest.raises(ValueError, match=r"seed=-1 is not allowed; allowed: an integer >= 0"):
+            make_policy(text, spec, seed=-1)
