@@ -31,6 +31,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from envs.core.errors import ConfigError, KitchenArenaError
+from envs.core.inputs import blocking_file
 
 from training import checkpoints as ck
 from training.callbacks import (EpisodeStatsCallback, InterruptCallback, PeriodicSaveCallback, SelfPlayCallback,
@@ -398,15 +399,11 @@ def shipped_checkpoint_dirs(roots: list[Path]) -> dict[Path, Path]:
 
 def _unmakeable_dir(target: Path) -> str | None:
     """Why the directory ``target`` could not be made (a file in its path), or None."""
-    q = Path(target)
     try:
-        while not q.exists() and q != q.parent:
-            q = q.parent
-        if not q.is_dir():
-            return f"{target} cannot be made: {q} is a file, not a directory"
+        blocker = blocking_file(target)
     except OSError as e:
         return f"{target}: {e.strerror or e}"
-    return None
+    return None if blocker is None else f"{target} cannot be made: {blocker} is a file, not a directory"
 
 
 @contextmanager

@@ -192,14 +192,21 @@ def output_file_problem(target: str, flag: str, parents_made: bool = False) -> s
             return f"{flag} {quoted(target)} is a directory; give a file name"
         if not parents_made and not p.parent.is_dir():
             return f"{flag} {quoted(target)}: the directory {quoted(p.parent)} does not exist"
-        q = p.parent
-        while not q.exists() and q != q.parent:  # the directories a command would make: no file in their way
-            q = q.parent
-        if not q.is_dir():
-            return f"{flag} {quoted(target)}: {quoted(q)} is a file, not a directory"
+        blocker = blocking_file(p.parent)  # the directories a command would make: no file in their way
+        if blocker is not None:
+            return f"{flag} {quoted(target)}: {quoted(blocker)} is a file, not a directory"
     except OSError as e:
         return f"{flag} {quoted(target)}: {e.strerror or e}"
     return None
+
+
+def blocking_file(directory: str | Path) -> Path | None:
+    """The file in the way of making ``directory`` (its nearest existing ancestor, where that is not
+    a directory), or None. ``OSError`` (a path the system refuses) goes to the caller."""
+    q = Path(directory)
+    while not q.exists() and q != q.parent:
+        q = q.parent
+    return None if q.is_dir() else q
 
 
 # ---------------------------------------------------------------------- JSON
