@@ -399,7 +399,8 @@ def check_env_version(meta: dict, where: str) -> None:
         raise CheckpointError(
             f"{where} was trained for {env_id}, a version this release no longer has: it has {now[0]} "
             f"(the rules, observation or actions changed; see docs/{game}.md, 'Changes in v{now[0].rpartition('_v')[2]}'); "
-            f"retrain it on {now[0]}, e.g. python -m training train --config configs/{game}_full.yaml")
+            f"retrain it on {now[0]}, e.g. python -m training train --config configs/{game}_full.yaml "
+            f"--set name=mine (a new run name: the shipped run's is never written)")
 
 
 def _verify_one(d: Path, what: str, name: str, recorded: str) -> Path:

@@ -1,4 +1,4 @@
-"""``python -m training <command>``: train, evaluate, crossplay, tournament, watch, bench, list, schema.
+"""``python -m training <command>``: train, evaluate, crossplay, tournament, watch, play, bench, list, schema.
 
 Policies are named by spec strings (``random``, ``heuristic``, ``noop``,
 ``checkpoint:checkpoints/<game>/<name>``; see ``training.policies``).
@@ -520,7 +520,7 @@ def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="python -m training", description=__doc__.split("\n\n")[0], epilog=EPILOG)
     sub = p.add_subparsers(dest="command", required=True)
 
-    t = sub.add_parser("train", help="train a policy from a YAML config (default: the embedded Wok Star run)",
+    t = sub.add_parser("train", help="train a policy from a YAML config (default: the embedded Frying Master run)",
                        epilog="config keys: `python -m training schema`; docs/training.md")
     t.add_argument("--config", help="YAML config (default: the embedded default, a small Frying Master run from scratch)")
     t.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
