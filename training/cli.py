@@ -204,7 +204,7 @@ def _train_rllib(args, address: str | None) -> int:
     (keys with no RLlib meaning refused before Ray starts)."""
     from training.config import load_config, to_yaml
     from training.rllib_backend import check_supported, describe, train_rllib
-    from training.trainer import plan_run
+    from training.trainer import check_run, plan_run
 
     def check(c):
         check_supported(c, plan_run(c, resume=args.resume), resume=args.resume, address=address)
@@ -213,7 +213,7 @@ def _train_rllib(args, address: str | None) -> int:
     if args.quiet:
         cfg["training"]["progress_bar"] = False
     if args.dry_run:
-        plan = plan_run(cfg, resume=args.resume)
+        plan, _ = check_run(cfg, args.resume, args.overwrite)  # the destination too, as the SB3 backend's dry run
         print(f"config: {cfg['_source']} (valid for --backend rllib)")
         print(plan.describe())
         print(describe(cfg, plan, address))

@@ -47,7 +47,9 @@ import itertools
 import json
 import math
 import os
+import re
 import shutil
+import sys
 import time
 import weakref
 from pathlib import Path
@@ -56,7 +58,7 @@ from typing import Any, Callable
 import numpy as np
 
 from envs.core.errors import ConfigError, KitchenArenaError
-from envs.core.inputs import check_archive, loads_json
+from envs.core.inputs import check_archive, loads_json, output_file_problem
 
 from training import checkpoints as ck
 from training.config import SCHEMA, public, to_yaml
@@ -102,6 +104,7 @@ def check_supported(cfg: dict, plan: Any, resume: bool = False, address: str | N
         raise ConfigError(f"config key {key}: {value!r} is not supported by the RLlib backend (yet): {why}; "
                           f"remove it or train with --backend sb3")
 
+    check_address(address)
     a, t = cfg["algorithm"], cfg["training"]
     if a["target_kl"] is not None:
         refuse("algorithm.target_kl", a["target_kl"], UNSUPPORTED["algorithm.target_kl"])
@@ -133,12 +136,52 @@ def env_runner_layout(cfg: dict) -> tuple[int, int]:
 def describe(cfg: dict, plan: Any, address: str | None = None) -> str:
     runners, per = env_runner_layout(cfg)
     a = cfg["algorithm"]
-    batch = a["n_steps"] * runners * per * plan.learners
+    env_steps = a["n_steps"] * runners * per
+    batch = env_steps * plan.learners
     return "\n".join([
         f"backend      RLlib PPO (new API stack) on {'the Ray cluster at ' + address if address else 'a local Ray instance'}",
         f"sampling     {runners} env runner(s) x {per} env copies x {plan.learners} learner slot(s); "
-        f"train batch {batch:,} agent steps, minibatch {a['batch_size']}, {a['n_epochs']} epoch(s)",
+        f"train batch {batch:,} agent steps, minibatch {minibatch(a['batch_size'], env_steps)}, "
+        f"{a['n_epochs']} epoch(s)",
     ])
+
+
+def minibatch(batch_size: int, env_steps: int) -> int:
+    """RLlib's ``minibatch_size``: ``algorithm.batch_size``, at most the train batch RLlib compares
+    it with (``train_batch_size_per_learner``, in env steps). Bounded by the agent steps
+    instead, a cooperative game's minibatch could exceed it, and ``build_algo`` then failed with
+    RLlib's traceback after ``--dry-run`` had called the config valid."""
+    return min(int(batch_size), int(env_steps))
+
+
+_ADDRESS = re.compile(r"(?:ray://)?\[?[A-Za-z0-9_.:-]+?\]?:(\d{1,5})")
+
+
+def check_address(address: str | None) -> None:
+    """``--address``: None (a local instance), ``auto`` or ``[ray://]HOST:PORT``; anything else (an
+    empty string started a local instance unannounced) is a ConfigError."""
+    if address is None or address == "auto":
+        return
+    m = _ADDRESS.fullmatch(address)
+    if not m or not 1 <= int(m.group(1)) <= 65535:
+        raise ConfigError(f"--address {address!r} is not allowed; allowed: HOST:PORT of a Ray cluster's head (what "
+                          f"`ray start --head` prints, e.g. 10.0.0.5:6379), ray://HOST:PORT, or auto")
+
+
+def probe_address(address: str, timeout_s: float = 10.0) -> None:
+    """A TCP connection to ``HOST:PORT`` within ``timeout_s`` before ``ray.init``, which retries a
+    cluster that is not there for ever (a run waited until it was killed)."""
+    import socket
+
+    if address == "auto":
+        return
+    host, _, port = address.removeprefix("ray://").rpartition(":")
+    try:
+        socket.create_connection((host.strip("[]"), int(port)), timeout=timeout_s).close()
+    except OSError as e:
+        raise KitchenArenaError(f"--address {address!r}: could not connect to a Ray cluster there within "
+                                f"{timeout_s:g} s ({e.strerror or e}); start one with `ray start --head` and give the "
+                                f"address it prints") from None
 
 
 # ---------------------------------------------------------------------- the env
@@ -292,7 +335,7 @@ def build_config(cfg: dict, plan: Any, pool: list | None = None, done: int = 0):
             POLICY_ID: module_spec(list(a["net_arch"]), a["activation"])}))
         .training(lr=learning_rate(cfg, plan, done), gamma=a["gamma"], lambda_=a["gae_lambda"], clip_param=a["clip_range"],
                   entropy_coeff=a["ent_coef"], vf_loss_coeff=a["vf_coef"], num_epochs=a["n_epochs"],
-                  minibatch_size=min(a["batch_size"], batch * plan.learners), train_batch_size_per_learner=batch,
+                  minibatch_size=minibatch(a["batch_size"], batch), train_batch_size_per_learner=batch,
                   grad_clip=a["max_grad_norm"], grad_clip_by="global_norm", use_kl_loss=False,
                   vf_clip_param=1e10)
         .debugging(seed=t["seed"])
@@ -622,15 +665,24 @@ def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, ove
     :func:`check_supported`, the hashes of a resumed run's files and its self-play pool). Without
     ``address`` a local Ray instance is started and shut down; with one, the command connects to
     that cluster and disconnects at the end."""
+    from training.trainer import _run_lock, check_run
+
+    plan, resumed = check_run(cfg, resume, overwrite)
+    check_supported(cfg, plan, resume, address)
+    with _run_lock(plan):  # as the SB3 backend: one train of a run name at a time
+        plan, resumed = check_run(cfg, resume, overwrite)  # again, now that no other run can be writing it
+        return _train_rllib_locked(cfg, plan, resumed, address, resume, overwrite, log, num_cpus)
+
+
+def _train_rllib_locked(cfg: dict, plan: Any, resumed: dict | None, address: str | None, resume: bool,
+                        overwrite: bool, log: Callable[[str], None], num_cpus: int | None):
     from stable_baselines3.common.logger import configure
 
     from training.obs import SeatEncoder
     from training.plotting import plot_curve, read_curve, write_curve
     from training.pool import SnapshotStore
-    from training.trainer import TrainResult, check_run, evaluate_run
+    from training.trainer import TrainResult, evaluate_run
 
-    plan, resumed = check_run(cfg, resume, overwrite)
-    check_supported(cfg, plan, resume, address)
     ckpt_dir, run_dir = plan.checkpoint_dir, plan.run_dir
     if resumed is not None and int(resumed["timesteps"]) >= cfg["training"]["total_timesteps"]:
         log(f"nothing to do: {ckpt_dir} already has {int(resumed['timesteps']):,} timesteps "
@@ -655,6 +707,7 @@ def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, ove
     log(describe(cfg, plan, address))
     runners, _ = env_runner_layout(cfg)
     if address:
+        probe_address(address)
         try:
             ray.init(address=address, log_to_driver=False)  # an existing cluster: its resources are its own
         except (ConnectionError, RuntimeError) as e:
@@ -836,8 +889,11 @@ def run_bench(config: str | None, runner_counts: list[int], steps: int, sb3_work
     """SB3 (``training.bench.bench_train``, the same config) and the RLlib backend, interleaved."""
     from training.bench import bench_train
     from training.config import load_config
+    from training.trainer import plan_run
 
-    cfg = load_config(config)
+    # every check before the first measurement: a config the RLlib backend refuses failed only
+    # after the SB3 measurements, in a traceback
+    cfg = load_config(config, check=lambda c: check_supported(c, plan_run(c)))
     rows: list[dict] = []
     for _ in range(repeat):
         for w in sb3_workers:
@@ -873,7 +929,15 @@ def build_parser():
 
 def main(argv: list[str] | None = None) -> int:
     a = build_parser().parse_args(argv)
-    rows = run_bench(a.config, a.runners, a.timesteps, a.sb3_workers, a.repeat)
+    problem = a.json is not None and output_file_problem(a.json, "--json")
+    if problem:  # before minutes of measurements, not after them
+        print(f"error: {problem}", file=sys.stderr)
+        return 2
+    try:
+        rows = run_bench(a.config, a.runners, a.timesteps, a.sb3_workers, a.repeat)
+    except KitchenArenaError as e:  # a config it refuses: one line, no traceback
+        print(f"error: {e}", file=sys.stderr)
+        return 2
     if a.json:
         Path(a.json).write_text(json.dumps(rows, indent=2) + "\n", encoding="utf-8")
     return 0

@@ -21,6 +21,7 @@ import pytest
 pytest.importorskip("ray")
 torch = pytest.importorskip("torch")
 
+from envs.core.errors import KitchenArenaError  # noqa: E402
 import envs  # noqa: E402
 from training import checkpoints as ck  # noqa: E402
 from training.config import load_config  # noqa: E402
@@ -380,3 +381,54 @@ def test_sb3s_linear_learning_rate_schedule_maps_to_rllibs_in_env_steps_and_cont
     assert learning_rate(cfg, plan) == [[0, 0.001], [500, 0.0]]
     lr = learning_rate(cfg, plan, done=600)  # resumed: SB3's lr x (1 - 600/1000) falling to 0 at 1000
     assert lr[0] == [0, pytest.approx(0.0004)] and lr[1] == [200, 0.0]
+
+
+def test_the_rllib_backend_checks_the_destination_the_address_and_the_lock_before_ray(tmp_path):
+    """Its ``--dry-run`` called every destination valid (an existing checkpoint, a shipped one,
+    ``--resume --overwrite``, a path through a file) where the SB3 backend's refused; an
+    ``--address`` of no cluster waited for ever (``ray.init`` retries), ``''`` started a local
+    instance unannounced; and it ignored the lock of a run of the same name."""
+    from training.rllib_backend import check_address, probe_address
+    from training.trainer import _run_lock, check_run
+
+    config = _yaml(tmp_path, FRY, "{players: 2}", "seats:\n  others: {random: 1}\n")
+    r = _cli("train", "--config", str(config), "--backend", "rllib", "--dry-run", "--resume", "--overwrite",
+             timeout=60)
+    assert r.returncode == 2 and "--resume and --overwrite contradict each other" in r.stderr
+    (tmp_path / "afile").write_text("x")
+    r = _cli("train", "--config", str(config), "--backend", "rllib", "--dry-run",
+             "--set", f"output.checkpoints={tmp_path / 'afile' / 'ck'}", timeout=60)
+    assert r.returncode == 2 and "is a file, not a directory" in r.stderr
+    for bad in ("", "notanaddress!!", "host:99999"):
+        r = _cli("train", "--config", str(config), "--backend", "rllib", "--dry-run", "--address", bad, timeout=60)
+        assert r.returncode == 2 and f"--address {bad!r} is not allowed" in r.stderr, r.stderr
+    check_address("10.0.0.5:6379")
+    check_address("ray://10.0.0.5:10001")
+    import socket
+
+    with socket.socket() as s:  # a port nothing listens on: refused at once, not retried for ever
+        s.bind(("127.0.0.1", 0))
+        port = s.getsockname()[1]
+    with pytest.raises(KitchenArenaError, match=rf"--address '127.0.0.1:{port}': could not connect"):
+        probe_address(f"127.0.0.1:{port}", timeout_s=2)
+    cfg = load_config(str(config))
+    plan, _ = check_run(cfg)
+    with _run_lock(plan):
+        r = _cli("train", "--config", str(config), "--backend", "rllib", timeout=120)
+    assert r.returncode == 2 and "another train is writing" in r.stderr and RAY_STARTED not in r.stderr
+
+
+def test_a_cooperative_minibatch_is_bounded_by_the_train_batch_rllib_compares_it_with():
+    """With two learner seats, ``batch_size`` above ``n_steps x env copies`` passed ``--dry-run``
+    and then ``build_algo`` failed with RLlib's "minibatch_size (128) must be <=
+    train_batch_size_per_learner (64)" traceback."""
+    from training.rllib_backend import build_config, minibatch
+
+    assert minibatch(512, 64) == 64 and minibatch(64, 4096) == 64
+    cfg = load_config(str(ROOT / "configs" / "wok_star_rllib.yaml"),
+                      ["training.workers=1", "training.env_copies=1", "pretrain.steps=0"])
+    plan = plan_run(cfg)
+    assert plan.learners == 2 and cfg["algorithm"]["batch_size"] > cfg["algorithm"]["n_steps"]
+    built = build_config(cfg, plan, [], 0)
+    assert built.minibatch_size == cfg["algorithm"]["n_steps"] == built.train_batch_size_per_learner
+    built.validate()  # RLlib's own check, which build_algo failed on
