@@ -58,9 +58,9 @@ from typing import Any, Sequence
 import numpy as np
 from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
+from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from envs.core.errors import IllegalActionError
-from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 __all__ = ["ActionMaskVecEnv", "EXPECTED_METHOD_NAME", "checked_indices", "checked_seed"]
 
