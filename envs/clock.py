@@ -419,6 +419,8 @@ def _parse_set(items: Sequence[str]) -> dict[str, Any]:
         k, sep, v = kv.partition("=")
         if not sep or not k:
             raise ClockError(f"--set {kv!r}: expected KEY=VALUE")
+        if k in out:  # the last value silently won
+            raise ClockError(f"--set {k} is given twice; give each option once")
         try:
             out[k] = ast.literal_eval(v)
         except (ValueError, SyntaxError):

@@ -87,6 +87,8 @@ def test_the_same_seed_gives_the_same_rows(tmp_path, capsys):
     (["--players", "5"], "option players=5 is not allowed"),
     (["--set", "difficulty=hard"], "option difficulty='hard' is not allowed"),
     (["--game", "frying_master", "--timer-seconds", "30"], "--timer-seconds applies to Wok Star only"),
+    # the last of two values won silently (envs.baselines refused a repeat)
+    (["--set", "difficulty='mild'", "--set", "difficulty='medium'"], "--set difficulty is given twice"),
 ])
 def test_bad_arguments_exit_2_with_a_message(args, message):
     games = [] if "--games" in args else ["--games", "1"]

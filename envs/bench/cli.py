@@ -43,7 +43,7 @@ def parser() -> argparse.ArgumentParser:
                         "CartPole PPO with the same settings, and the hours its total_timesteps take (train extra; "
                         "minutes; not part of --all)")
     p.add_argument("--scaling", action="store_true", help="also cost per step by player count, and memory of 1 and 1,000 envs")
-    p.add_argument("--mem-games", type=int_at_least(1, MAX_BATCH_GAMES), default=1000, metavar="N", help="envs held at once for --scaling memory (default 1000)")
+    p.add_argument("--mem-games", type=int_at_least(1, MAX_BATCH_GAMES), default=None, metavar="N", help="envs held at once for --scaling memory (default 1000)")
     p.add_argument("--all", action="store_true", help="--peers --vector --training --scaling")
     p.add_argument("--quick", action="store_true", help="shorter --training and --vector measurements")
     p.add_argument("--json", metavar="PATH", help="also write every figure as JSON to PATH")
@@ -58,9 +58,17 @@ def _usable_cores() -> int:
 
 
 def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None) -> int:
-    args = parser().parse_args(argv)
+    p = parser()
+    args = p.parse_args(argv)
     if args.all:
         args.peers = args.vector = args.training = args.scaling = True
+    for option, value, section in (("--peer-games", args.peer_games, "peers"),
+                                   ("--vector-steps", args.vector_steps, "vector"), ("--workers", args.workers, "vector"),
+                                   ("--mem-games", args.mem_games, "scaling")):
+        if value is not None and not getattr(args, section):  # it was ignored: the measurement it sets was off
+            p.error(f"{option} sets the --{section} measurement, which is not on; add --{section} (or --all)")
+    if args.mem_games is None:
+        args.mem_games = 1000
     if args.vector_steps is None:
         args.vector_steps = 512 if args.quick else 2048
     problem = args.json and output_file_problem(args.json, "--json")

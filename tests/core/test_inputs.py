@@ -215,6 +215,9 @@ def test_int_at_least_and_seconds_say_what_is_allowed():
     ("envs.bench.cli", ["--games", "99999999999999999999999"], "allowed: an integer >= 1 and <= 1000000"),
     ("envs.bench.cli", ["--scaling", "--mem-games", "1000000000"], "allowed: an integer >= 1 and <= 100000"),
     ("envs.bench.cli", ["--workers", "65"], "allowed: an integer >= 1 and <= 64"),
+    # an option of a measurement that is off was ignored without a word (envs.clock refused its own)
+    ("envs.bench.cli", ["--vector-steps", "100"], "--vector-steps sets the --vector measurement, which is not on"),
+    ("envs.bench.cli", ["--mem-games", "10"], "--mem-games sets the --scaling measurement, which is not on"),
     ("envs.clock", ["--game", "frying_master", "--games", "1", "--json", "same.png", "--plot", "same.png"],
      "--json and --plot both name 'same.png'"),
 ])
