@@ -47,10 +47,10 @@ from pathlib import Path
 from typing import Any, Mapping, Sequence
 
 import envs
-from envs.core.stats import wilson
 from envs.core.inputs import MAX_GAMES, int_at_least, output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
+from envs.core.stats import wilson
 
 #: The real-time games this command sweeps (the registry's ids without the version suffix).
 GAMES: tuple[str, ...] = ("wok_star", "frying_master")

@@ -289,3 +289,19 @@ def test_bad_counts_are_refused(argv, says, capsys):
     with pytest.raises(SystemExit) as e:
         cli.main(argv, out=lambda s="": None)
     assert e.value.code == 2 and says in capsys.readouterr().err
+
+
+def test_the_baselines_commands_of_its_docstring_run_as_written(capsys):
+    """``envs.baselines``' docstring showed ``--players 2``, an option it never had ("unrecognized
+    arguments"). Each documented command runs here (one game per configuration)."""
+    import shlex
+
+    from envs import baselines
+
+    lines = [ln.strip() for ln in baselines.__doc__.splitlines() if ln.strip().startswith("python -m envs.baselines")]
+    assert len(lines) >= 2
+    for line in lines:
+        argv = shlex.split(line)[3:]
+        argv[argv.index("--games") + 1] = "1"
+        assert baselines.main(argv) == 0, line
+        assert "| configuration |" in capsys.readouterr().out

@@ -298,9 +298,7 @@ def summarize(env_spec: EnvSpec, policy_label: str, others_label: str | None, ga
               cooperative: bool) -> Row:
     row = Row(env_spec.env_id, dict(env_spec.options), policy_label, others_label, len(games), cooperative)
     wins = [_win_value(g, cooperative) for g in games]
-    if others_label is None and not cooperative:
-        pass  # a mirror: every seat is the policy, so its win share is 1 by construction (n/a, not 100%)
-    else:
+    if others_label is not None or cooperative:  # a competitive mirror wins every game by construction: n/a
         row.win_rate = float(np.mean(wins)) if wins else float("nan")
         row.win_ci = wilson(sum(wins), len(wins))
     scores = []

@@ -313,7 +313,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
                       leaf=load_checkpoint_critic(o["value"][len("checkpoint:"):], env_spec, raw.encoder.observe)
                       if "value" in o else None)
     env.close()
-    pol = PlannerPolicy(planner, name=ps.label, seed=spec_seed, engine_name=env_spec.raw_cls().engine_cls.ENGINE_NAME)
+    pol = PlannerPolicy(planner, env_spec.raw_cls().engine_cls.ENGINE_NAME, name=ps.label, seed=spec_seed)
     if seed is not None:
         pol.reset(seed)
     return pol

@@ -665,11 +665,11 @@ def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, ove
     :func:`check_supported`, the hashes of a resumed run's files and its self-play pool). Without
     ``address`` a local Ray instance is started and shut down; with one, the command connects to
     that cluster and disconnects at the end."""
-    from training.trainer import _run_lock, check_run
+    from training.trainer import check_run, run_lock
 
     plan, resumed = check_run(cfg, resume, overwrite)
     check_supported(cfg, plan, resume, address)
-    with _run_lock(plan):  # as the SB3 backend: one train of a run name at a time
+    with run_lock(plan):  # as the SB3 backend: one train of a run name at a time
         plan, resumed = check_run(cfg, resume, overwrite)  # again, now that no other run can be writing it
         return _train_rllib_locked(cfg, plan, resumed, address, resume, overwrite, log, num_cpus)
 

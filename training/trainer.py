@@ -407,7 +407,7 @@ def _unmakeable_dir(target: Path) -> str | None:
 
 
 @contextmanager
-def _run_lock(plan: RunPlan):
+def run_lock(plan: RunPlan):
     """Hold the run's lock (``.<name>.lock`` beside its checkpoint directory) while it writes: a
     second ``train`` of the same run name at the same time is refused, where both ran to the end
     and mixed their checkpoints and self-play pools. The lock is the kernel's (``flock``): a
@@ -498,7 +498,7 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     plan, resumed = check_run(cfg, resume, overwrite)
     if dry_run:
         return plan
-    with _run_lock(plan):
+    with run_lock(plan):
         plan, resumed = check_run(cfg, resume, overwrite)  # again, now that no other run can be writing it
         return _train_locked(cfg, plan, resumed, resume, overwrite, log, extra_callbacks)
 

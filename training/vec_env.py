@@ -71,6 +71,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
+from envs.core.inputs import checked_int
 from envs.integrations.sb3 import checked_indices, checked_seed
 from envs.core.workers import (Remote, WorkerError, check_timeout, default_spin, dispatch, first_error, refuse_copy,
                                one_blas_thread, read_answer, refuse_if_unusable, shared_arrays, shared_buffers,
@@ -115,12 +116,6 @@ def split(n: int, parts: int) -> list[list[int]]:
     return out
 
 
-def _count(name: str, value: Any) -> int:
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 1:
-        raise ValueError(f"{name} must be an integer >= 1, got {value!r}")
-    return int(value)
-
-
 def spin_for(spin_s: float | None, processes: int) -> float:
     """``spin_s`` checked, or the default: :func:`envs.core.workers.default_spin` counting, besides
     the ``processes`` that step copies, every torch thread of this process after the first (the
@@ -144,10 +139,10 @@ class MultiAgentVecEnv(VecEnv):
         self._backends: list[Any] = []
         self._signals: list[tuple] = []  # each worker's (semaphore, status word): how a step answers
         self._block: dict[str, np.ndarray] | None = None  # every slot's arrays in shared memory (with workers)
-        n_copies = _count("n_copies", n_copies)
+        n_copies = checked_int(n_copies, "n_copies", 1)
         self.settings = settings
         self.n_copies = n_copies
-        self.workers = _count("workers", workers)
+        self.workers = checked_int(workers, "workers", 1)
         probe = settings.env_spec.make()
         from training.obs import SeatEncoder
 

@@ -42,6 +42,6 @@ def make_entry_points(raw_cls: type[TickParallelEnv], aec_cls: type[TickAECEnv] 
 
     name = raw_cls.metadata["name"]
     parallel_env.__doc__ = f"The {name} ParallelEnv. Keyword options: see docs or {raw_cls.__name__}.config_spec()."
-    env.__doc__ = (f"The {name} native AEC env ({aec_cls.__name__} in PettingZoo's OrderEnforcingWrapper, envs.core.aec_env.OrderEnforcing); "
-                   "the same keyword options as parallel_env.")
+    env.__doc__ = (f"The {name} native AEC env ({aec_cls.__name__} in envs.core.aec_env.OrderEnforcing, PettingZoo's "
+                   "OrderEnforcingWrapper mended); the same keyword options as parallel_env.")
     return env, parallel_env

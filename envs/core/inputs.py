@@ -90,19 +90,27 @@ def quoted(text: object, limit: int = 200) -> str:
     return repr(t if len(t) <= limit else t[:limit] + "...")
 
 
-def checked_games(value: Any, name: str = "games") -> int:
-    """A count of games given to a Python API (``evaluate``, ``run_tournament``, ...): an integer
-    from 1 to :data:`MAX_GAMES` (not a bool, a float or a string), else ``ValueError`` saying so."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or not 1 <= value <= MAX_GAMES:
-        raise ValueError(f"{name}={shown(value)} is not allowed; allowed: an integer >= 1 and <= {MAX_GAMES:,}")
+def checked_int(value: Any, name: str, low: int, high: int | None = None, allow_none: bool = False) -> int | None:
+    """An integer argument of a Python API, checked: ``low <= value <= high`` (not a bool, a float
+    or a string; numpy integers taken as ints; None only with ``allow_none``), else ``ValueError``
+    naming it and what is allowed. Every Python door's count and seed goes through here."""
+    if value is None and allow_none:
+        return None
+    if (isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < low
+            or (high is not None and value > high)):
+        allowed = f"an integer >= {low}" + (f" and <= {high:,}" if high is not None else "")
+        raise ValueError(f"{name}={shown(value)} is not allowed; allowed: {allowed}" + (" or None" if allow_none else ""))
     return int(value)
+
+
+def checked_games(value: Any, name: str = "games") -> int:
+    """A count of games given to a Python API (``evaluate``, ``run_tournament``, ...): 1 to :data:`MAX_GAMES`."""
+    return checked_int(value, name, 1, MAX_GAMES)
 
 
 def checked_seed(value: Any, name: str = "seed") -> int:
     """A first seed given to a Python API (game ``g`` uses ``seed + g``): an integer >= 0."""
-    if isinstance(value, bool) or not isinstance(value, (int, np.integer)) or value < 0:
-        raise ValueError(f"{name}={shown(value)} is not allowed; allowed: an integer >= 0")
-    return int(value)
+    return checked_int(value, name, 0)
 
 
 class _Brief(reprlib.Repr):

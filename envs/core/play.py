@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Mapping
 
+from envs.core.inputs import checked_int
 from envs.core.policy import Policy
 from envs.core.tick_env import TickParallelEnv
 
@@ -36,8 +37,7 @@ def play_episode(env: TickParallelEnv, policies: Mapping[str, Policy], seed: int
     if missing:
         raise KeyError(f"play_episode: no policy for {missing}; policies must map every agent of "
                        f"{list(env.possible_agents)} to a policy")
-    if max_steps is not None and (isinstance(max_steps, bool) or not isinstance(max_steps, int) or max_steps < 0):
-        raise ValueError(f"play_episode: max_steps={max_steps!r} is not allowed; allowed: None or an integer >= 0")
+    max_steps = checked_int(max_steps, "play_episode: max_steps", 0, allow_none=True)
     obs, infos = env.reset(seed=seed)
     if observer is not None:
         observer.on_reset(obs, infos)

@@ -520,10 +520,9 @@ class PlannerPolicy(Policy):
     kept at each of its decisions (the game's determinisation may use them, e.g. a drafter's
     face-down picks and the packs it saw); ``reset`` forgets them and reseeds."""
 
-    def __init__(self, planner: Planner, name: str = "planner", seed: int | None = None,
-                 engine_name: str | None = None):
+    def __init__(self, planner: Planner, engine_name: str, name: str = "planner", seed: int | None = None):
         """``engine_name``: the game it plays (its engine's ``ENGINE_NAME``), checked against the
-        env at every decision (None: not checked)."""
+        env at every decision."""
         self.planner = planner
         self.name = name
         self.engine_name = engine_name
@@ -539,12 +538,7 @@ class PlannerPolicy(Policy):
             self.planner.reseed(int(np.random.SeedSequence([base, int(seed)]).generate_state(1)[0]))
 
     def act(self, observation: Mapping[str, np.ndarray], agent: str, env: Any = None) -> int:
-        if self.engine_name is not None:
-            engine = table_engine(env, self.engine_name, "planner")
-        else:
-            if env is None:
-                raise ValueError("the planner needs the env (it searches on env.unwrapped.engine's clones)")
-            engine = env.unwrapped.engine
+        engine = table_engine(env, self.engine_name, "planner")  # given, reset, of its game
         mine = self.own_actions.setdefault(agent, [])
         seen = self.memory.setdefault(agent, [])
         if self.planner.remember is not None:

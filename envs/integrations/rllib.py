@@ -67,6 +67,7 @@ from torch.distributions import Categorical
 from torch.distributions import Distribution as TorchDistributionBase
 
 import envs
+from envs.core.inputs import checked_int
 from envs.integrations.torch_ops import normalized_logits
 
 OBS_KEY = "observation"
@@ -265,11 +266,8 @@ def masked_ppo_config(env_id: str, env_kwargs: Mapping[str, Any] | None = None, 
     """
     if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
         raise ValueError(f"env_kwargs must be a dict of the env's options (or None); got a {type(env_kwargs).__name__}")
-    if isinstance(num_env_runners, bool) or not isinstance(num_env_runners, int) or num_env_runners < 0:
-        raise ValueError(f"num_env_runners={num_env_runners!r} is not allowed; allowed: an integer >= 0 (0: sample "
-                         f"in the driver)")
-    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int) or seed < 0):
-        raise ValueError(f"seed={seed!r} is not allowed; allowed: an integer >= 0 or None")
+    checked_int(num_env_runners, "num_env_runners", 0)  # 0: sample in the driver
+    checked_int(seed, "seed", 0, allow_none=True)
     env_kwargs = dict(env_kwargs or {})
     name = register(env_id, form)
     if check_env is None:

@@ -61,6 +61,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from envs.core.errors import IllegalActionError
+from envs.core.inputs import checked_int
 
 __all__ = ["ActionMaskVecEnv", "EXPECTED_METHOD_NAME", "checked_indices", "checked_seed"]
 
@@ -269,11 +270,7 @@ def checked_indices(venv: VecEnv, indices: VecEnvIndices, owner: str) -> list[in
 def checked_seed(seed: Any, owner: str) -> int | None:
     """``VecEnv.seed``'s argument: None or an integer >= 0 (refused at once, not at the next
     ``reset``, which would keep failing)."""
-    if seed is None:
-        return None
-    if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-        raise ValueError(f"{owner}.seed({seed!r}) is not allowed; allowed: a non-negative integer or None")
-    return int(seed)
+    return checked_int(seed, f"{owner}.seed", 0, allow_none=True)
 
 
 # ---------------------------------------------------------------------- SuperSuit internals

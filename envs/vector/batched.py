@@ -38,7 +38,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 import numpy as np
 
 import envs
-from envs.core.inputs import shown
+from envs.core.inputs import checked_int, shown
 from envs.core.tick_env import TickParallelEnv
 
 _NONE: dict = {}  # no action replaced (shared, never written)
@@ -98,12 +98,8 @@ MAX_BATCH_GAMES = 100_000
 
 
 def check_count(name: str, value: Any, most: int | None = None) -> int:
-    """``value`` as an int if it is an integer >= 1 (and <= ``most``; not a bool, a float or a
-    string); else ValueError."""
-    if not _is_int(value) or value < 1 or (most is not None and value > most):
-        bound = "" if most is None else f" and <= {most:,}"
-        raise ValueError(f"{name} must be an integer >= 1{bound}, got {shown(value)}")
-    return int(value)
+    """``value`` as an int if it is an integer >= 1 (and <= ``most``): :func:`envs.core.inputs.checked_int`."""
+    return checked_int(value, name, 1, most)
 
 
 def random_legal_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:

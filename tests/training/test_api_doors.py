@@ -37,9 +37,10 @@ def test_the_noop_policy_plays_whole_games_of_every_game(env_id):
     result = play_episode(env, {a: noop for a in env.possible_agents}, seed=1, max_steps=400)
     assert result.steps > 0
     obs, _ = env.reset(seed=2)
-    for a in env.agents:  # where noop is legal it is what the policy plays
-        if obs[a]["action_mask"][0]:
-            assert noop.act(obs[a], a, env) == 0
+    for a in env.agents:  # noop where it is legal, else the game's documented default (a legal action)
+        played = noop.act(obs[a], a, env)
+        expected = 0 if obs[a]["action_mask"][0] else env.unwrapped.engine.default_action(a)
+        assert played == expected and obs[a]["action_mask"][played]
 
 
 @pytest.mark.parametrize("call", [
@@ -92,7 +93,7 @@ def test_play_episode_needs_a_policy_per_seat_and_counts_max_steps():
     assert play_episode(env, {a: pol for a in env.possible_agents}, seed=1, max_steps=0).steps == 0
     assert play_episode(env, {a: pol for a in env.possible_agents}, seed=1, max_steps=3).steps == 3
     for bad in (-5, 1.5, True):
-        with pytest.raises(ValueError, match="max_steps=.* is not allowed; allowed: None or an integer >= 0"):
+        with pytest.raises(ValueError, match="max_steps=.* is not allowed; allowed: an integer >= 0 or None"):
             play_episode(env, {a: pol for a in env.possible_agents}, seed=1, max_steps=bad)
 
 

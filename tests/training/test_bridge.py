@@ -450,8 +450,8 @@ def test_seed_options_and_slot_indices_are_checked_at_once(toy_registry):
         venv.seed(5)
         first = venv.reset()
         for bad in (-3, 1.7, True, "abc"):
-            with pytest.raises(ValueError, match=r"MultiAgentVecEnv\.seed\(.*\) is not allowed; allowed: a "
-                                                 r"non-negative integer or None"):
+            with pytest.raises(ValueError, match=r"MultiAgentVecEnv\.seed=.* is not allowed; allowed: an "
+                                                 r"integer >= 0 or None"):
                 venv.seed(bad)
         venv.seed(5)
         assert np.array_equal(venv.reset(), first)  # the refused seeds were not kept

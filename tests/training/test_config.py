@@ -276,3 +276,21 @@ def test_docs_hold_the_current_schema_table():
     assert m, "docs/training.md must hold the config table between the config-schema markers"
     assert m.group(1).strip(), "the config table is empty: python -m training schema --update docs/training.md"
     assert m.group(1).strip() == SCHEMA.markdown().strip(), "stale: python -m training schema --update docs/training.md"
+
+
+def test_the_sample_errors_in_the_docs_are_what_the_command_prints(tmp_path, capsys, monkeypatch):
+    """docs/training.md shows two config errors; the second had gone stale (a prefix the command
+    never prints, a bound the schema had gained). Both are printed here by the command."""
+    from training.cli import main
+
+    doc = (Path(__file__).resolve().parents[2] / "docs" / "training.md").read_text(encoding="utf-8")
+    shown = [line for line in doc.splitlines() if line.startswith("error: configs/x.yaml: config")]
+    assert len(shown) == 2
+    (tmp_path / "configs").mkdir()
+    monkeypatch.chdir(tmp_path)
+    for text, line in (("trainig: {seed: 1}\n", shown[0]), ("training: {env_copies: 0}\n", shown[1])):
+        (tmp_path / "configs" / "x.yaml").write_text(text)
+        assert main(["train", "--config", "configs/x.yaml", "--dry-run"]) == 2
+        printed = capsys.readouterr().err.strip()
+        expected = line[:-len(", ...")] if line.endswith(", ...") else line  # the doc cuts a long list
+        assert printed.startswith(expected), (printed, line)

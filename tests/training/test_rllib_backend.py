@@ -389,7 +389,7 @@ def test_the_rllib_backend_checks_the_destination_the_address_and_the_lock_befor
     ``--address`` of no cluster waited for ever (``ray.init`` retries), ``''`` started a local
     instance unannounced; and it ignored the lock of a run of the same name."""
     from training.rllib_backend import check_address, probe_address
-    from training.trainer import _run_lock, check_run
+    from training.trainer import run_lock, check_run
 
     config = _yaml(tmp_path, FRY, "{players: 2}", "seats:\n  others: {random: 1}\n")
     r = _cli("train", "--config", str(config), "--backend", "rllib", "--dry-run", "--resume", "--overwrite",
@@ -413,7 +413,7 @@ def test_the_rllib_backend_checks_the_destination_the_address_and_the_lock_befor
         probe_address(f"127.0.0.1:{port}", timeout_s=2)
     cfg = load_config(str(config))
     plan, _ = check_run(cfg)
-    with _run_lock(plan):
+    with run_lock(plan):
         r = _cli("train", "--config", str(config), "--backend", "rllib", timeout=120)
     assert r.returncode == 2 and "another train is writing" in r.stderr and RAY_STARTED not in r.stderr
 

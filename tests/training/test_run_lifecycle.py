@@ -99,7 +99,7 @@ def test_a_second_run_of_the_same_name_at_once_is_refused(toy_registry, tmp_path
     lost and their self-play pools mixed (``--resume`` then refused the pool)."""
     cfg = _cfg(tmp_path, training={"total_timesteps": 256})
     plan, _ = trainer.check_run(cfg)
-    with trainer._run_lock(plan):  # another run holds it
+    with trainer.run_lock(plan):  # another run holds it
         with pytest.raises(ConfigError, match=r"another train is writing .* now \(process \d+"):
             train(cfg, **QUIET)
     assert not ck.is_checkpoint(plan.checkpoint_dir)
