@@ -42,6 +42,15 @@ class Encoder(ABC):
         for k, agent in enumerate(engine.agents):
             out[k] = self.observe(engine, agent)
 
+    def batch_observer(self, num_games: int):
+        """An object whose ``observe(rows, engines, obs, masks)`` writes every seat's observation
+        and mask of many engines of this configuration at once (``obs[rows[k]]`` float32
+        ``(players, size)``, ``masks[rows[k]]`` int8 ``(players, A)``): exactly what
+        :meth:`observe_seats` and the engine's ``masks_into`` write, one game at a time.
+        The batched env uses it where every seat of a game acts. Default: None (the
+        game has none; the batched env goes game by game)."""
+        return None
+
     @abstractmethod
     def global_state(self, engine: GameEngine) -> np.ndarray:
         """float32 vector of ``state_layout.size`` entries."""

@@ -20,7 +20,7 @@ from envs.core.tables import Field, ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog, catalog
 from envs.frying_master.actions import table_spatulas
 from envs.frying_master.engine import PHASES, FryingMasterEngine
-from envs.frying_master.observation import PublicObservationBuffer
+from envs.frying_master.observation import BatchObserver, PublicObservationBuffer
 from envs.frying_master.rules.end_of_round import countdown_ticks
 
 #: Where a plate can be, for the global state.
@@ -171,6 +171,11 @@ class FryingMasterEncoder(Encoder):
         at, chooser = self._choice_at, self._chooser
         for i, agent in enumerate(engine.agents):
             out[i, at] = 1.0 if chooser == agent else 0.0
+
+    def batch_observer(self, num_games: int):
+        """Every seat's observation and mask of many games at once
+        (:class:`~envs.frying_master.observation.BatchObserver`)."""
+        return BatchObserver(self, num_games)
 
     # ------------------------------------------------------------------ global state
     def global_state(self, engine: FryingMasterEngine) -> np.ndarray:

@@ -225,3 +225,68 @@ def why_illegal(eng: "FryingMasterEngine", agent: str, action: int) -> str:
             return f"spatula {s} is empty"
         return "you hold no order plate to set the food on"
     return "not allowed now"
+
+
+# ---------------------------------------------------------------------- many games at once
+
+
+class BatchMaskPlan:
+    """The mask columns of one action table for :func:`batch_masks` (from the table's own index)."""
+
+    def __init__(self, S: int, serve_any_food: bool):
+        from envs.frying_master.actions import action_index, build_action_table
+        from envs.frying_master.cards import catalog
+
+        cat = catalog()
+        ix = action_index(S)
+        self.A = build_action_table(S).n
+        self.draw = ix.draw
+        self.serve, self.give_up = ix.serve, ix.give_up
+        self.flip_cols = np.array(ix.flip).ravel()  # spatula-major: (S, C) flattened
+        self.lift_cols = np.array(ix.lift).ravel()  # (S, F) flattened
+        self.stir, self.unload, self.tip = np.array(ix.stir), np.array(ix.unload), np.array(ix.tip)
+        self.capacity = cat.spatula_capacity
+        self.order_size = np.array(list(cat.order_sizes) + [0])  # the last entry: no plate
+        self.serve_any_food = serve_any_food
+        self.phases = ("choose", "play", "countdown")
+
+
+def batch_masks(plan: BatchMaskPlan, phase: np.ndarray, piles: np.ndarray, chooser: np.ndarray, up: np.ndarray,
+                down: np.ndarray, plate: np.ndarray, has: np.ndarray, on_plate: np.ndarray, busy: np.ndarray,
+                load_n: np.ndarray, in_play: np.ndarray, finished: np.ndarray) -> np.ndarray:
+    """The int8 masks ``(G, players, A)`` of ``G`` games at once, by the rules of
+    :func:`compute_masks`: per game its phase (index into ``engine.PHASES``), piles non-empty
+    ``(G, 2)``, the chooser's seat (-1: none), food image-up ``(G, F)`` and categories with
+    face-down cards ``(G, C)`` (bools); per seat its plate (the last ``order_size`` entry: none),
+    whether it holds one, the cards on it, each spatula's busy ticks and load size ``(G, n, S)``;
+    the spatulas in play ``(G, S)`` and the finishers ``(G, n)``. Equal entry for entry to
+    :func:`compute_masks` of each game (``tests/frying_master/test_batch.py``)."""
+    from envs.frying_master.engine import PHASES
+
+    G, n = has.shape
+    m = np.zeros((G, n, plan.A), dtype=np.int8)
+    m[:, :, 0] = 1
+    acting = ((phase == PHASES.index("play")) | (phase == PHASES.index("countdown")))[:, None] & ~finished  # (G, n)
+    if acting.any():
+        no_plate = acting & ~has
+        m[:, :, plan.draw[0]] = no_plate & piles[:, None, 0]
+        m[:, :, plan.draw[1]] = no_plate & piles[:, None, 1]
+        held = acting & has
+        ready = on_plate > 0 if plan.serve_any_food else on_plate == plan.order_size[plate]
+        m[:, :, plan.serve] = held & ready
+        m[:, :, plan.give_up] = held
+        free = acting[:, :, None] & (busy == 0) & in_play[:, None, :]  # (G, n, S): spatulas that may act
+        any_card = up.any(axis=1) | down.any(axis=1)
+        m[:, :, plan.flip_cols] = (free[:, :, :, None] & down[:, None, None, :]).reshape(G, n, -1)
+        m[:, :, plan.stir] = free & any_card[:, None, None]
+        room = free & (load_n < plan.capacity)
+        m[:, :, plan.lift_cols] = (room[:, :, :, None] & up[:, None, None, :]).reshape(G, n, -1)
+        loaded = free & (load_n > 0)
+        m[:, :, plan.tip] = loaded
+        m[:, :, plan.unload] = loaded & has[:, :, None]
+    choose = phase == PHASES.index("choose")
+    if choose.any():  # (after the play masks, which leave these games' rows at noop only)
+        cg = np.flatnonzero(choose)
+        m[cg, chooser[cg], plan.draw[0]] = piles[cg, 0]
+        m[cg, chooser[cg], plan.draw[1]] = piles[cg, 1]
+    return m

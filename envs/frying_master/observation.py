@@ -12,6 +12,9 @@ construction.
 
 All entries are small integers, so writing them in any order gives the same
 float32 bytes as building the vector from scratch.
+
+:class:`BatchObserver` (below) is the same observation, and the masks, of many
+games at once, for the batched env (:mod:`envs.vector`).
 """
 
 from __future__ import annotations
@@ -23,6 +26,7 @@ import numpy as np
 from envs.core.tables import ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog
 from envs.frying_master.public import PublicView
+from envs.frying_master.legality import BatchMaskPlan, batch_masks
 from envs.frying_master.rules.scoring import category_counts, evaluate, missing
 
 #: Memo entries kept per table of derived plate values before it is cleared.
@@ -258,3 +262,217 @@ class PublicObservationBuffer:
                 self._done_memo.clear()
             self._done_memo[key] = out
         return out
+
+# ---------------------------------------------------------------------- many games at once
+#
+# :class:`BatchObserver` writes every seat's observation and legal-action mask of a batch of
+# games into stacked ``(N, players, ...)`` arrays: one pass of Python over the games reads each
+# engine's state into lists (no public view, no per-block compare-and-write), then a few numpy
+# operations over the whole batch build the vectors, and
+# :func:`~envs.frying_master.legality.batch_masks` the masks. :class:`~envs.vector.BatchedEnv`
+# uses it where every seat of a game acts (from ``envs.vector.batched.OBSERVER_FROM`` games).
+# The per-game path above stays the definition; ``tests/frying_master/test_batch.py`` holds the
+# two equal entry for entry in every configuration.
+#
+# It reads what :func:`~envs.frying_master.public.build_view` reads and nothing else the players
+# cannot see: the table's image-up cards, how many cards lie face down per category (never
+# which), the piles' sizes and their top plates' backs (the order side only in Pre-order Fry),
+# and every seat's public values. The derived plate values come from the same scoring functions,
+# memoised the same way. Every entry is a small integer, so the float32 bytes are the per-game
+# encoder's whatever the order of the writes.
+
+
+class BatchObserver:
+    """Observations and masks of up to ``num_games`` Frying Master games of one configuration.
+
+    :meth:`observe` takes the engines of the games to write and the rows of the
+    output arrays they go to. It keeps no state of a game between calls except
+    memos of derived values keyed on the values themselves (and, per row, the
+    completed orders last scored, checked by identity and length), so any engine
+    may be given in any row at any call.
+    """
+
+    def __init__(self, encoder: "FryingMasterEncoder", num_games: int):
+        cat = self.cat = encoder.cat
+        self.n = n = encoder.n
+        self.S = S = encoder.S
+        self.F = F = len(cat.foods)
+        self.C = C = len(cat.categories)
+        self.T = len(PLATE_TYPES)
+        self.M = M = len(cat.modes)
+        lay = encoder.layout
+        self.D = lay.size
+        self.sl = {name: (s.start, s.stop) for name, s in lay.slices.items()}
+        self.perms = encoder._all_perms  # (n, D): seat i's observation is the chef_0 vector gathered by perms[i]
+        self.choice_at = encoder._choice_at
+        n_pl = len(cat.plates)
+        self.none_plate = n_pl  # the row of "no plate" in the lookup tables below
+        fronts = encoder.fronts
+        self.fronts = np.zeros((n_pl + 1, fronts.shape[1]), dtype=np.float32)
+        self.fronts[:n_pl] = fronts
+        self.hints = np.zeros((n_pl + 1, C), dtype=np.float32)
+        self.top_modes = np.zeros((n_pl + 1, M), dtype=np.float32)
+        for p in cat.plates:
+            self.hints[p.idx] = p.hint
+            self.top_modes[p.idx, p.mode] = 1
+        self.shows_front = np.array([m.kind == "preorder" for m in cat.modes])
+        self.casual_modes = frozenset(m.idx for m in cat.modes if m.kind == "casual")
+        self.gold_to_win = cat.gold_to_win
+        self.phase_of = encoder._public.phase_index  # phase name -> index in the engine's PHASES
+        self.num_games = num_games
+        self.mask_plan = BatchMaskPlan(S, encoder.config.get("serve_rule", "order_size") == "any_food")
+        self._public = encoder._public  # its memos of derived plate values are shared
+        # Per (row, seat): (completed list, its length, its last entry, casual, stats) last scored.
+        self._done_seen: list[list] = [[None] * n for _ in range(num_games)]
+        self._layouts()
+
+    # ------------------------------------------------------------------ derived values (memoised)
+    def _done_stats(self, row: int, i: int, done: list, casual: bool) -> list:
+        """``[orders, score, *cards per category, *orders per plate type, *foods]`` of one seat's
+        completed orders (the per-game buffer's ``_completed_stats``, memo shared), kept per row
+        and seat while the list, its length and its last entry are the same objects."""
+        seen = self._done_seen[row][i]
+        k = len(done)
+        last = done[-1] if k else None
+        if seen is not None and seen[0] is done and seen[1] == k and seen[2] is last and seen[3] == casual:
+            return seen[4]
+        score, dcards, dtypes, dfoods = self._public._completed_stats((tuple([(p, tuple(c)) for p, c in done]), casual))
+        out = [k, score, *dcards, *dtypes, *dfoods]
+        self._done_seen[row][i] = (done, k, last, casual, out)
+        return out
+
+    # ------------------------------------------------------------------ the record layouts
+    def _layouts(self) -> None:
+        """Where each value of a game's record and of a seat's record goes in the chef_0 vector.
+
+        A game's record: phase, mode, round, play tick, countdown, orders to end, chooser seat
+        (-1: none), spatulas in play, the two piles' sizes and top plates, the image-up cards per
+        food, the face-down cards per category. A seat's record: plate (``none_plate``: none),
+        the plate's value, fixable and missing, finished, gold (capped), last round's total, busy
+        per spatula, load size per spatula, the plate's cards per food, then the completed
+        orders' count, score, cards per category, orders per plate type and foods."""
+        n, S, F, C, T = self.n, self.S, self.F, self.C, self.T
+        start = {name: a for name, (a, _) in self.sl.items()}
+        self.G_UP, self.G_DOWN = 12, 12 + F
+        game_src = [2, 3, 4, 5, 8, 9, *range(12, 12 + F + C)]
+        game_dst = [start["round_no"], start["play_tick"], start["countdown_left"], start["orders_to_end"],
+                    start["pile_size"], start["pile_size"] + 1, *range(start["table_face_up"], start["table_face_up"] + F),
+                    *range(start["table_face_down"], start["table_face_down"] + C)]
+        self.game_src, self.game_dst = np.array(game_src), np.array(game_dst)
+        self.R_BUSY, self.R_LOADN, self.R_CARDS = 7, 7 + S, 7 + 2 * S
+        self.R_DONE = self.R_CARDS + F
+        self.R_WIDTH = self.R_DONE + 2 + C + T + F
+        per_seat = [(1, "plate_value", 1), (2, "plate_fixable", 1), (3, "plate_missing", 1), (4, "finished", 1),
+                    (5, "gold", 1), (6, "last_round_total", 1), (self.R_BUSY, "spatula_busy", S),
+                    (self.R_CARDS, "plate_cards", F), (self.R_DONE, "completed_orders", 1),
+                    (self.R_DONE + 1, "completed_score", 1), (self.R_DONE + 2, "completed_cards", C),
+                    (self.R_DONE + 2 + C, "completed_types", T), (self.R_DONE + 2 + C + T, "completed_foods", F)]
+        src, dst = [], []
+        for i in range(n):
+            for col, name, width in per_seat:
+                src += [i * self.R_WIDTH + col + k for k in range(width)]
+                dst += [start[name] + i * width + k for k in range(width)]
+        self.seat_src, self.seat_dst = np.array(src), np.array(dst)
+        self.o_phase, self.o_mode = start["phase"], start["mode"]
+        self.slice_of = {name: slice(a, b) for name, (a, b) in self.sl.items()}
+        self.seat_arange = np.arange(n)
+        self.spatula_arange = np.arange(S)
+
+    # ------------------------------------------------------------------ the batch
+    def observe(self, rows: Sequence[int], engines: Sequence["FryingMasterEngine"], obs: np.ndarray,
+                masks: np.ndarray) -> None:
+        """Write every seat's observation of ``engines[k]`` into ``obs[rows[k]]`` (float32
+        ``(players, size)``) and its masks into ``masks[rows[k]]`` (int8 ``(players, A)``),
+        exactly what ``encoder.observe_seats`` and ``engine.masks_into`` write (the masks by
+        :func:`~envs.frying_master.legality.batch_masks`)."""
+        G = len(engines)
+        if G == 0:
+            return
+        n, S, F, C = self.n, self.S, self.F, self.C
+        none = self.none_plate
+        phase_of, casual_modes, gold_cap = self.phase_of, self.casual_modes, self.gold_to_win
+        plate_memo, plate_stats = self._public._plate_memo, self._public._plate_stats
+        done_stats = self._done_stats
+        # ---- one pass of Python: each game's record and each seat's
+        game_rec: list[list[int]] = []
+        seat_rec: list[list[int]] = []
+        load_idx: list[int] = []
+        for g, eng in enumerate(engines):
+            row = rows[g]
+            a_cards, b_cards = eng.piles[0].cards, eng.piles[1].cards
+            phase = eng.phase
+            mode = eng.mode
+            agents = eng.agents
+            table = eng.table
+            rec = [phase_of[phase], mode, eng.round_no, eng.play_tick, eng.countdown_left, eng.orders_to_end,
+                   agents.index(eng.choose_queue[0]) if phase == "choose" else -1, eng.spatulas,
+                   len(a_cards), len(b_cards), a_cards[-1] if a_cards else none, b_cards[-1] if b_cards else none]
+            rec += table.up
+            rec += [len(d) for d in table.down]
+            game_rec.append(rec)
+            casual = mode in casual_modes
+            last = eng.history[-1]["total"] if eng.history else None
+            finishers = eng.finishers
+            for i, a in enumerate(agents):
+                plate = eng.plates[a]
+                cards = eng.plate_cards[a]
+                if plate is None:
+                    r = [none, 0, 0, 0]
+                else:
+                    key = (plate, tuple(cards), casual)
+                    st = plate_memo.get(key)
+                    if st is None:
+                        st = plate_stats(key)
+                    r = [plate, *st]
+                gold = eng.gold[a]
+                r += (1 if a in finishers else 0, gold if gold < gold_cap else gold_cap,
+                      0 if last is None else int(last.get(a, 0)))
+                r += eng.busy[a]
+                base = (g * n + i) * S
+                for s, load in enumerate(eng.loads[a]):
+                    r.append(len(load))
+                    if load:
+                        b = (base + s) * F
+                        load_idx += [b + f for f in load]
+                r += cards
+                r += done_stats(row, i, eng.completed[a], casual)
+                seat_rec.append(r)
+        # ---- the chef_0 vectors, every game at once
+        gr = np.array(game_rec, dtype=np.int64)                      # (G, 12 + F + C)
+        sr = np.array(seat_rec, dtype=np.int64).reshape(G, n, -1)   # (G, n, R_WIDTH)
+        gi = np.arange(G)
+        sl = self.slice_of
+        v = np.zeros((G, self.D), dtype=np.float32)
+        v[:, self.game_dst] = gr[:, self.game_src]
+        v[:, self.seat_dst] = sr.reshape(G, -1)[:, self.seat_src]
+        v[gi, self.o_phase + gr[:, 0]] = 1
+        v[gi, self.o_mode + gr[:, 1]] = 1
+        tops = gr[:, 10:12]                                          # (G, 2): none_plate for an empty pile
+        v[:, sl["pile_top_hint"]] = self.hints[tops].reshape(G, -1)
+        v[:, sl["pile_top_mode"]] = self.top_modes[tops].reshape(G, -1)
+        v[:, sl["pile_top_front"]] = self.fronts[np.where(self.shows_front[gr[:, 1]][:, None], tops, none)].reshape(G, -1)
+        plate = sr[:, :, 0]
+        has = plate != none
+        v[:, sl["has_plate"]] = has
+        v[:, sl["plate_front"]] = self.fronts[plate].reshape(G, -1)
+        in_play = self.spatula_arange[None, :] < gr[:, 7][:, None]  # (G, S)
+        v[:, sl["spatula_in_play"]].reshape(G, n, S)[...] = in_play[:, None, :]  # (a view: the slice's rows are contiguous)
+        if load_idx:
+            v[:, sl["spatula_load"]] = np.bincount(load_idx, minlength=G * n * S * F).reshape(G, -1)
+        # ---- the masks (legality's rules, every game at once)
+        m = batch_masks(self.mask_plan, gr[:, 0], gr[:, 8:10] > 0, gr[:, 6], gr[:, self.G_UP:self.G_DOWN] > 0,
+                        gr[:, self.G_DOWN:] > 0, plate, has, sr[:, :, self.R_CARDS:self.R_DONE].sum(axis=2),
+                        sr[:, :, self.R_BUSY:self.R_LOADN], sr[:, :, self.R_LOADN:self.R_CARDS], in_play,
+                        sr[:, :, 4] != 0)
+        # ---- every seat's view: the chef_0 vector gathered by the seat's rotation, then "my choice turn"
+        if G == len(obs) and list(rows) == list(range(G)):
+            np.take(v, self.perms, axis=1, out=obs)
+            masks[...] = m
+            seats = obs
+        else:
+            idx = np.asarray(rows)
+            seats = v[:, self.perms]
+            masks[idx] = m
+        seats[:, :, self.choice_at] = gr[:, 6][:, None] == self.seat_arange[None, :]
+        if seats is not obs:
+            obs[idx] = seats

@@ -304,6 +304,51 @@ def test_fast_path_gives_exactly_the_reference_paths_arrays(env_id, kwargs, ille
             assert ends >= 3  # auto-reset exercised
 
 
+OBSERVED_CASES = [("frying_master_v1", {"players": 2}), ("frying_master_v1", {"players": 3, "mode": "preorder"}),
+                  ("frying_master_v1", {"players": 4, "teppanyaki": True, "serve_rule": "any_food"})]
+
+
+@pytest.mark.parametrize("illegal", ["raise", "noop"])
+@pytest.mark.parametrize("env_id,kwargs", OBSERVED_CASES)
+def test_a_batch_large_enough_for_the_games_observer_gives_exactly_the_reference_paths_arrays(env_id, kwargs, illegal,
+                                                                                             monkeypatch):
+    """From ``OBSERVER_FROM`` games the game's batch observer writes the observations and masks
+    of every game where all seats act (games that end go one by one, for their final
+    observation): the same arrays, infos and games as the reference path, through auto-resets."""
+    n = batched.OBSERVER_FROM + 2
+    calls = []
+    kw = {**kwargs, "illegal_action": illegal, "max_ticks": 25}
+    fast, ref = BatchedEnv(env_id, n, kw), BatchedEnv(env_id, n, kw)
+    observer = fast._observer
+    assert observer is not None and fast._fast
+    real = observer.observe
+    monkeypatch.setattr(observer, "observe", lambda rows, *a: calls.append(len(rows)) or real(rows, *a))
+    ref._fast = False
+    a, b = fast.reset(seed=5), ref.reset(seed=5)
+    rng = np.random.default_rng(5)
+    ends = 0
+    for t in range(80):
+        for k in range(2):
+            np.testing.assert_array_equal(a[k], b[k])
+        acts = random_legal_actions(rng, a[1])
+        if illegal == "noop" and t % 4 == 0:
+            acts[t % n, 0] = np.flatnonzero(a[1][t % n, 0] == 0)[0]
+        a, b = fast.step(acts), ref.step(acts)
+        _assert_same_step(a, b)
+        ends += sum("final_observation" in x for x in a[5])
+    assert [e.snapshot() for e in fast.envs] == [e.snapshot() for e in ref.envs]
+    assert ends >= n and len(calls) >= 70 and min(calls) >= batched.OBSERVER_FROM
+
+
+def test_fewer_games_than_observer_from_go_one_by_one(monkeypatch):
+    venv = BatchedEnv("frying_master_v1", batched.OBSERVER_FROM - 1, {"players": 2})
+    monkeypatch.setattr(venv._observer, "observe", lambda *a: pytest.fail("the observer wrote a small batch"))
+    _, masks, _ = venv.reset(seed=0)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        _, masks, *_ = venv.step(random_legal_actions(rng, masks))
+
+
 def test_fast_path_infos_read_like_the_envs_and_pickle():
     import pickle
 

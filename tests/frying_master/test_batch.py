@@ -1,0 +1,146 @@
+"""The batch observer (``observation.BatchObserver``, masks by ``legality.batch_masks``) writes
+exactly what the per-game path writes.
+
+Every configuration of the env (players, modes, the Teppanyaki preset, both serve rules), a
+few games each played with seeded random legal moves through choice, play, countdown, round
+ends and the match's end: at every tick the batch's observation and mask of every seat equal
+``encoder.observe`` and ``engine.action_mask`` of that seat, float32 bytes and int8 entries.
+Also rows given in another order and a subset, games that change engines between calls
+(the completed orders' memo is checked by identity), and states set outside ``step``.
+"""
+
+from __future__ import annotations
+
+import itertools
+
+import numpy as np
+import pytest
+
+from envs.frying_master.encoding import FryingMasterEncoder
+from envs.frying_master.engine import FryingMasterEngine
+from envs.frying_master.heuristic import decide
+from envs.frying_master.options import MODE_CHOICES, PLAYER_COUNTS, SERVE_RULES
+from tests.frying_master.helpers import F, counts, engine_config
+
+ALL_CONFIGS = [dict(players=p, mode=m, teppanyaki=t, serve_rule=s, round_ticks=20)
+               for p, m, t, s in itertools.product(PLAYER_COUNTS, MODE_CHOICES, (False, True), SERVE_RULES)]
+
+
+def _reference(encoder, engines):
+    obs = np.stack([np.stack([encoder.observe(e, a) for a in e.agents]) for e in engines])
+    masks = np.stack([np.stack([e.action_mask(a) for a in e.agents]) for e in engines])
+    return obs, masks
+
+
+def _batch(observer, encoder, engines, rows=None, size=None):
+    rows = list(range(len(engines))) if rows is None else rows
+    size = len(engines) if size is None else size
+    n = len(engines[0].agents)
+    obs = np.full((size, n, encoder.layout.size), -7, dtype=np.float32)
+    masks = np.full((size, n, engines[0].n_actions), -7, dtype=np.int8)
+    observer.observe(rows, engines, obs, masks)
+    return obs, masks
+
+
+def _step_random(engines, rng, chefs=False):
+    """One tick of every game not over: random legal moves, or with ``chefs`` the heuristic's
+    (which completes orders: countdowns and Gold Spatulas) with a random move now and then."""
+    for e in engines:
+        if not e.done:
+            e.step({a: decide(e.public_view(a)) if chefs and rng.random() < 0.9
+                    else int(rng.choice(np.flatnonzero(e.action_mask(a)))) for a in e.agents})
+
+
+@pytest.mark.parametrize("kw", ALL_CONFIGS, ids=lambda kw: "-".join(str(v) for v in kw.values()))
+def test_the_batch_writes_every_seats_observation_and_mask_of_every_configuration(kw):
+    config = engine_config(**kw)
+    encoder = FryingMasterEncoder(config)
+    observer = encoder.batch_observer(3)
+    engines = [FryingMasterEngine.new(config, seed=s) for s in (11, 12, 13)]
+    rng = np.random.default_rng(len(str(kw)))
+    phases = set()
+    for _ in range(120):
+        phases.update(e.phase for e in engines)
+        obs, masks = _batch(observer, encoder, engines)
+        ref_obs, ref_masks = _reference(encoder, engines)
+        np.testing.assert_array_equal(obs, ref_obs)
+        assert obs.tobytes() == ref_obs.tobytes()
+        np.testing.assert_array_equal(masks, ref_masks)
+        _step_random(engines, rng)
+    assert {"choose", "play"} <= phases
+
+
+def test_the_batch_follows_rounds_countdowns_and_the_end_of_the_match():
+    """Whole matches played by heuristic chefs (every phase, several rounds, until the match is over)."""
+    config = engine_config(players=3, mode="drawn")
+    encoder = FryingMasterEncoder(config)
+    observer = encoder.batch_observer(4)
+    engines = [FryingMasterEngine.new(config, seed=s) for s in range(4)]
+    rng = np.random.default_rng(5)
+    phases, rounds = set(), set()
+    while not all(e.done for e in engines):
+        phases.update(e.phase for e in engines)
+        rounds.update(e.round_no for e in engines)
+        obs, masks = _batch(observer, encoder, engines)
+        ref_obs, ref_masks = _reference(encoder, engines)
+        np.testing.assert_array_equal(obs, ref_obs)
+        np.testing.assert_array_equal(masks, ref_masks)
+        _step_random(engines, rng, chefs=True)
+    phases.update(e.phase for e in engines)
+    obs, masks = _batch(observer, encoder, engines)  # every game over: only noop
+    np.testing.assert_array_equal(obs, _reference(encoder, engines)[0])
+    assert (masks[:, :, 0] == 1).all() and masks[:, :, 1:].sum() == 0
+    assert {"choose", "play", "countdown", "over"} <= phases and max(rounds) >= 2
+
+
+def test_rows_in_any_order_a_subset_and_engines_that_change_rows():
+    config = engine_config(players=2, mode="drawn")
+    encoder = FryingMasterEncoder(config)
+    observer = encoder.batch_observer(5)
+    engines = [FryingMasterEngine.new(config, seed=s) for s in range(5)]
+    rng = np.random.default_rng(3)
+    for t in range(150):
+        _step_random(engines, rng)
+        order = list(rng.permutation(5))[: 1 + t % 5]  # a subset, shuffled: the other rows stay untouched
+        obs, masks = _batch(observer, encoder, [engines[k] for k in order], rows=order if t % 2 else None, size=5)
+        ref_obs, ref_masks = _reference(encoder, [engines[k] for k in order])
+        at = order if t % 2 else list(range(len(order)))
+        np.testing.assert_array_equal(obs[at], ref_obs)
+        np.testing.assert_array_equal(masks[at], ref_masks)
+        untouched = [r for r in range(5) if r not in at]
+        assert (obs[untouched] == -7).all() and (masks[untouched] == -7).all()
+
+
+def test_a_state_set_outside_step_is_read_as_it_is():
+    """Completed orders added or replaced in place, a restored snapshot in the same row, the table
+    set for a scenario: the completed orders' memo is checked by identity and length, so each is seen."""
+    config = engine_config(players=2, mode="mixed")
+    encoder = FryingMasterEncoder(config)
+    observer = encoder.batch_observer(1)
+    eng = FryingMasterEngine.new(config, seed=1)
+    rng = np.random.default_rng(0)
+    while eng.phase != "play":
+        _step_random([eng], rng)
+    snap = eng.to_dict()
+
+    def check(e):
+        obs, masks = _batch(observer, encoder, [e])
+        ref_obs, ref_masks = _reference(encoder, [e])
+        np.testing.assert_array_equal(obs, ref_obs)
+        np.testing.assert_array_equal(masks, ref_masks)
+        return obs
+
+    before = check(eng)
+    a = eng.agents[0]
+    plates = eng.cat.plates
+    eng.completed[a].append((plates[0].idx, counts("rice", "rice", "rice")))
+    eng.invalidate_masks()
+    added = check(eng)
+    assert not np.array_equal(added, before)
+    eng.completed[a][-1] = (plates[1].idx, counts("rice"))  # same length, another entry
+    eng.invalidate_masks()
+    assert not np.array_equal(check(eng), added)
+    check(FryingMasterEngine.from_dict(snap))
+    eng.table.place({F("rice"): 2})
+    eng.invalidate_masks()
+    check(eng)
