@@ -32,7 +32,7 @@ from envs.waroong_wars import public
 from envs.waroong_wars.cards import Catalog, load_catalog
 from envs.waroong_wars.rules.cooking import EMPTY
 from envs.waroong_wars.rules.variants import slots_for
-from envs.waroong_wars.observation import ObservationBuilder
+from envs.waroong_wars.observation import BatchObserver, ObservationBuilder
 
 PHASES = ("draft", "cook", "over")
 ABILITIES = ("maling", "perayu")
@@ -239,6 +239,10 @@ class WaroongEncoder(Encoder):
     def observe(self, engine, agent: str) -> np.ndarray:
         """The observation of ``agent`` (the fast path: equal to :meth:`reference_observe`, see observation.py)."""
         return self.fast.observe(engine, engine.seat_of[agent])
+
+    def batch_observer(self, num_games: int) -> BatchObserver:
+        """Every seat's observation and mask of many games at once (:class:`BatchObserver`)."""
+        return BatchObserver(self.fast, num_games)
 
     def observe_seats(self, engine, out: np.ndarray) -> None:
         """Every seat's observation into ``out`` (the fast path's one gather; see observation.py)."""

@@ -343,3 +343,61 @@ class ObservationBuilder:
                 self._pile_cache.clear()
             self._pile_cache[key] = parts
         return parts
+
+
+# ---------------------------------------------------------------------- many games at once
+
+
+class BatchObserver:
+    """Every seat's observation and mask of many Waroong Wars games of one configuration at once,
+    for the batched env (:mod:`envs.vector`, from ``envs.vector.batched.OBSERVER_FROM`` games).
+
+    Each game's source vector is built by :class:`ObservationBuilder` as one game alone builds it
+    (one byte per entry); the batch then converts every game's bytes in one numpy call and gathers
+    every seat's observation of every game in one ``take``, instead of a conversion and a gather
+    per game. The masks are :func:`~envs.waroong_wars.legality.compute_masks` of each game, stacked
+    in one call. A game holding a value outside 0..255 (a negative score) goes through the
+    per-game path. Equal to ``observe_seats`` and ``masks_into`` of each game
+    (``tests/waroong_wars/test_fast_observation.py``).
+    """
+
+    def __init__(self, builder: ObservationBuilder, num_games: int):
+        from envs.waroong_wars.legality import compute_masks
+
+        self.builder = builder
+        self.num_games = num_games
+        self._compute_masks = compute_masks
+
+    def observe(self, rows, engines, obs: np.ndarray, masks: np.ndarray) -> None:
+        """Write every seat's observation of ``engines[k]`` into ``obs[rows[k]]`` (float32
+        ``(players, size)``) and its masks into ``masks[rows[k]]`` (int8 ``(players, A)``)."""
+        b = self.builder
+        raws: list[bytes] = []
+        mask_rows: list[np.ndarray] = []
+        fast_rows: list[int] = []
+        compute_masks = self._compute_masks
+        for row, eng in zip(rows, engines):
+            try:
+                raw, scores = b._source_bytes(eng)
+                raw += bytes(scores)
+            except (ValueError, TypeError):  # a count or score outside 0..255: the per-game path
+                b.observe_seats(eng, obs[row])
+                eng.masks_into(masks[row])
+                continue
+            raws.append(raw)
+            fast_rows.append(row)
+            if eng.done:
+                mask_rows += [eng.action_mask(a) for a in eng.agents]
+            else:
+                mask_rows += compute_masks(eng)
+        if not raws:
+            return
+        G = len(raws)
+        src = np.frombuffer(b"".join(raws), np.uint8).reshape(G, -1).astype(np.float32)
+        stacked = np.stack(mask_rows).reshape(G, b.n, -1)
+        if G == len(obs) and fast_rows == list(range(G)):
+            np.take(src, b.all_perms, axis=1, out=obs)
+            masks[...] = stacked
+        else:
+            obs[fast_rows] = src[:, b.all_perms]
+            masks[fast_rows] = stacked

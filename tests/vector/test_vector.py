@@ -305,7 +305,9 @@ def test_fast_path_gives_exactly_the_reference_paths_arrays(env_id, kwargs, ille
 
 
 OBSERVED_CASES = [("frying_master_v1", {"players": 2}), ("frying_master_v1", {"players": 3, "mode": "preorder"}),
-                  ("frying_master_v1", {"players": 4, "teppanyaki": True, "serve_rule": "any_food"})]
+                  ("frying_master_v1", {"players": 4, "teppanyaki": True, "serve_rule": "any_food"}),
+                  ("waroong_wars_v1", {"players": 3, "own_picks": True}),
+                  ("waroong_wars_v1", {"players": 5, "character_mode": True, "constraint_mode": True})]
 
 
 @pytest.mark.parametrize("illegal", ["raise", "noop"])

@@ -247,3 +247,49 @@ def test_all_masks_in_one_pass_equal_the_per_seat_masks(kwargs):
         assert set(eng._mask_cache) == set(eng.agents)
         for seat, agent in enumerate(eng.agents):
             np.testing.assert_array_equal(eng.action_mask(agent), masks[seat])
+
+
+def _batch_matches_each_game(env0, engines, rows=None, size=None):
+    """The batch observer's arrays of ``engines`` against ``observe`` and ``action_mask`` of each."""
+    enc = env0.encoder
+    rows = list(range(len(engines))) if rows is None else rows
+    size = len(engines) if size is None else size
+    n = enc.n
+    obs = np.full((size, n, enc.layout.size), -7, dtype=np.float32)
+    masks = np.full((size, n, engines[0].n_actions), -7, dtype=np.int8)
+    enc.batch_observer(size).observe(rows, engines, obs, masks)
+    for row, eng in zip(rows, engines):
+        for k, a in enumerate(eng.agents):
+            assert obs[row, k].tobytes() == enc.reference_observe(eng, a).tobytes()
+            np.testing.assert_array_equal(masks[row, k], eng.action_mask(a))
+    untouched = [r for r in range(size) if r not in rows]
+    assert (obs[untouched] == -7).all() and (masks[untouched] == -7).all()
+
+
+@pytest.mark.parametrize("kwargs", CONFIGS + [{"players": 3, "own_picks": True}, {"players": 5, "own_picks": True,
+                                                                                  "no_memory_chef": True}],
+                         ids=lambda kw: ",".join(f"{k}={v}" for k, v in kw.items()))
+def test_the_batch_observer_writes_every_seats_observation_and_mask_of_every_game(kwargs):
+    """Three games at once, every step of seeded random play to the end (each game's last state too)."""
+    envs_ = [waroong_wars_v1.parallel_env(**kwargs) for _ in range(3)]
+    games = [_random_play(env, seed=kwargs["players"] + 11 * k) for k, env in enumerate(envs_)]
+    live = [next(g) for g in games]
+    steps = 0
+    while live:
+        _batch_matches_each_game(envs_[0], [e.engine for e in live])
+        steps += 1
+        live = [e for g in games for e in [next(g, None)] if e is not None]
+    assert steps > 50
+
+
+def test_the_batch_observer_takes_rows_in_any_order_and_states_outside_the_byte_encoding():
+    env = waroong_wars_v1.parallel_env(players=4, character_mode=True)
+    env.reset(seed=1)
+    engines = [cooking_engine(4, character_mode=True) for _ in range(3)]
+    engines[1].customers[2] = customer_counts(preman=3)  # a negative score: this game goes the per-game way
+    engines[1].invalidate_masks()
+    assert scoring.score(engines[1], 2) < 0
+    _batch_matches_each_game(env, engines, rows=[4, 0, 2], size=5)
+    engines[2].hands[1] = counts(rice=300)  # a count bytes() refuses
+    engines[2].invalidate_masks()
+    _batch_matches_each_game(env, engines, rows=[1, 3, 0], size=4)
