@@ -370,7 +370,8 @@ class BatchedEnv:
         ``validate`` replaces illegal actions), and every live seat's observation
         and mask are written straight into the stacked arrays (when every seat
         acts, the observations with the encoder's ``observe_seats``: one gather
-        for all seats). The env's own
+        for all seats; from ``OBSERVER_FROM`` such games that do not end this step, the game's
+        batch observer, ``encoder.batch_observer``, writes all of them at once). The env's own
         state (``agents``, its last step) is kept as ``env.step`` leaves it, so
         its methods (``last_step_details``, ``observe``, ``state``) and the
         per-game reference path (:meth:`_step_reference`) agree with it exactly

@@ -401,16 +401,24 @@ def test_a_worker_that_stops_answering_is_stopped_after_timeout_s_and_the_env_is
     once the timeout has passed, the call raises a WorkerError saying so, and the env refuses every
     later call until rebuilt; close() still returns and leaves no process. Without ``timeout_s`` the
     call would wait for ever, as before."""
+    # Built and reset under a generous limit (a loaded machine may take more than 0.5 s to spawn a
+    # worker and build its games), then the limit under test for the call the stopped worker misses.
     if make == "vector":
-        venv = closing(ProcessBatchedEnv(ENV_ID, 4, workers=2, env_kwargs=KWARGS, timeout_s=0.5))
+        venv = closing(ProcessBatchedEnv(ENV_ID, 4, workers=2, env_kwargs=KWARGS, timeout_s=120))
         masks = venv.reset(seed=1)[1]
         act = lambda: venv.step(random_legal_actions(np.random.default_rng(0), masks))  # noqa: E731
         label = "vector worker"
+        remotes = venv._remotes
     else:
-        venv = closing(_bridge(2, 2, timeout_s=0.5))
+        venv = closing(_bridge(2, 2, timeout_s=120))
         venv.reset()
         act = lambda: venv.step(_masked(venv, np.random.default_rng(0)))  # noqa: E731
         label = "bridge worker"
+        remotes = venv._backends
+    for r in remotes:
+        if hasattr(r, "proc"):
+            assert r.timeout_s == 120
+            r.timeout_s = 0.5
     procs = _procs(venv)
     os.kill(procs[0].pid, signal.SIGSTOP)
     out = _bounded(act if during == "step" else venv.reset)
