@@ -420,18 +420,20 @@ class BatchedEnv:
                 ends.append((i, [seat[a] for a in acting], term))
             else:
                 write = env.agents = engine.live_agents()
-            o_arr, m_arr = o_all[i], m_all[i]
-            observe, mask = env.encoder.observe, engine.action_mask
             if len(write) == p:
                 if len(acting) != p:  # (else every seat was alive already)
                     alive_all[i] = True
                 if observer is not None and not over:
                     rows.append(i)
                     engines.append(engine)
-                else:
-                    env.encoder.observe_seats(engine, o_arr)  # engine.agents: agent_ids(config), as possible_agents
-                    engine.masks_into(m_arr)
+                    infos.append(game_info)
+                    continue  # (its observations and masks are written after the loop; it did not end)
+                o_arr, m_arr = o_all[i], m_all[i]
+                env.encoder.observe_seats(engine, o_arr)  # engine.agents: agent_ids(config), as possible_agents
+                engine.masks_into(m_arr)
             else:  # some seats sit out: zeros, noop only
+                o_arr, m_arr = o_all[i], m_all[i]
+                observe, mask = env.encoder.observe, engine.action_mask
                 o_arr[:] = 0.0
                 m_arr[:] = 0
                 m_arr[:, 0] = 1
