@@ -42,6 +42,24 @@ def _batch(observer, encoder, engines, rows=None, size=None):
     return obs, masks
 
 
+def _games(games, rng_seed, seeds=None, **kw):
+    """``(encoder, its batch observer for games, the engines, a generator)`` of one configuration."""
+    config = engine_config(**kw)
+    encoder = FryingMasterEncoder(config)
+    engines = [FryingMasterEngine.new(config, seed=s) for s in (seeds or range(games))]
+    return encoder, encoder.batch_observer(games), engines, np.random.default_rng(rng_seed)
+
+
+def _check(observer, encoder, engines):
+    """The batch's arrays of ``engines`` equal each game's, float32 bytes and int8 entries."""
+    obs, masks = _batch(observer, encoder, engines)
+    ref_obs, ref_masks = _reference(encoder, engines)
+    np.testing.assert_array_equal(obs, ref_obs)
+    assert obs.tobytes() == ref_obs.tobytes()
+    np.testing.assert_array_equal(masks, ref_masks)
+    return obs, masks
+
+
 def _step_random(engines, rng, chefs=False):
     """One tick of every game not over: random legal moves, or with ``chefs`` the heuristic's
     (which completes orders: countdowns and Gold Spatulas) with a random move now and then."""
@@ -53,52 +71,32 @@ def _step_random(engines, rng, chefs=False):
 
 @pytest.mark.parametrize("kw", ALL_CONFIGS, ids=lambda kw: "-".join(str(v) for v in kw.values()))
 def test_the_batch_writes_every_seats_observation_and_mask_of_every_configuration(kw):
-    config = engine_config(**kw)
-    encoder = FryingMasterEncoder(config)
-    observer = encoder.batch_observer(3)
-    engines = [FryingMasterEngine.new(config, seed=s) for s in (11, 12, 13)]
-    rng = np.random.default_rng(len(str(kw)))
+    encoder, observer, engines, rng = _games(3, len(str(kw)), seeds=(11, 12, 13), **kw)
     phases = set()
     for _ in range(120):
         phases.update(e.phase for e in engines)
-        obs, masks = _batch(observer, encoder, engines)
-        ref_obs, ref_masks = _reference(encoder, engines)
-        np.testing.assert_array_equal(obs, ref_obs)
-        assert obs.tobytes() == ref_obs.tobytes()
-        np.testing.assert_array_equal(masks, ref_masks)
+        _check(observer, encoder, engines)
         _step_random(engines, rng)
     assert {"choose", "play"} <= phases
 
 
 def test_the_batch_follows_rounds_countdowns_and_the_end_of_the_match():
     """Whole matches played by heuristic chefs (every phase, several rounds, until the match is over)."""
-    config = engine_config(players=3, mode="drawn")
-    encoder = FryingMasterEncoder(config)
-    observer = encoder.batch_observer(4)
-    engines = [FryingMasterEngine.new(config, seed=s) for s in range(4)]
-    rng = np.random.default_rng(5)
+    encoder, observer, engines, rng = _games(4, 5, players=3, mode="drawn")
     phases, rounds = set(), set()
     while not all(e.done for e in engines):
         phases.update(e.phase for e in engines)
         rounds.update(e.round_no for e in engines)
-        obs, masks = _batch(observer, encoder, engines)
-        ref_obs, ref_masks = _reference(encoder, engines)
-        np.testing.assert_array_equal(obs, ref_obs)
-        np.testing.assert_array_equal(masks, ref_masks)
+        _check(observer, encoder, engines)
         _step_random(engines, rng, chefs=True)
     phases.update(e.phase for e in engines)
-    obs, masks = _batch(observer, encoder, engines)  # every game over: only noop
-    np.testing.assert_array_equal(obs, _reference(encoder, engines)[0])
+    obs, masks = _check(observer, encoder, engines)  # every game over: only noop
     assert (masks[:, :, 0] == 1).all() and masks[:, :, 1:].sum() == 0
     assert {"choose", "play", "countdown", "over"} <= phases and max(rounds) >= 2
 
 
 def test_rows_in_any_order_a_subset_and_engines_that_change_rows():
-    config = engine_config(players=2, mode="drawn")
-    encoder = FryingMasterEncoder(config)
-    observer = encoder.batch_observer(5)
-    engines = [FryingMasterEngine.new(config, seed=s) for s in range(5)]
-    rng = np.random.default_rng(3)
+    encoder, observer, engines, rng = _games(5, 3, players=2, mode="drawn")
     for t in range(150):
         _step_random(engines, rng)
         order = list(rng.permutation(5))[: 1 + t % 5]  # a subset, shuffled: the other rows stay untouched
@@ -114,21 +112,13 @@ def test_rows_in_any_order_a_subset_and_engines_that_change_rows():
 def test_a_state_set_outside_step_is_read_as_it_is():
     """Completed orders added or replaced in place, a restored snapshot in the same row, the table
     set for a scenario: the completed orders' memo is checked by identity and length, so each is seen."""
-    config = engine_config(players=2, mode="mixed")
-    encoder = FryingMasterEncoder(config)
-    observer = encoder.batch_observer(1)
-    eng = FryingMasterEngine.new(config, seed=1)
-    rng = np.random.default_rng(0)
+    encoder, observer, (eng,), rng = _games(1, 0, seeds=(1,), players=2, mode="mixed")
     while eng.phase != "play":
         _step_random([eng], rng)
     snap = eng.to_dict()
 
     def check(e):
-        obs, masks = _batch(observer, encoder, [e])
-        ref_obs, ref_masks = _reference(encoder, [e])
-        np.testing.assert_array_equal(obs, ref_obs)
-        np.testing.assert_array_equal(masks, ref_masks)
-        return obs
+        return _check(observer, encoder, [e])[0]
 
     before = check(eng)
     a = eng.agents[0]
