@@ -46,9 +46,10 @@ class Encoder(ABC):
         """An object whose ``observe(rows, engines, obs, masks)`` writes every seat's observation
         and mask of many engines of this configuration at once (``obs[rows[k]]`` float32
         ``(players, size)``, ``masks[rows[k]]`` int8 ``(players, A)``): exactly what
-        :meth:`observe_seats` and the engine's ``masks_into`` write, one game at a time.
-        The batched env uses it where every seat of a game acts. Default: None (the
-        game has none; the batched env goes game by game)."""
+        :meth:`observe_seats` and the engine's ``masks_into`` write, one game at a time;
+        and an int ``min_games``, the fewest games for which it is faster than going one by one.
+        The batched env uses it where at least that many games have every seat acting.
+        Default: None (the game has none; the batched env goes game by game)."""
         return None
 
     @abstractmethod

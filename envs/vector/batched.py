@@ -44,9 +44,6 @@ from envs.core.tick_env import TickParallelEnv
 _NONE: dict = {}  # no action replaced (shared, never written)
 _CLOSED = "this BatchedEnv is closed; build a new one"
 _SMALL_BATCH = 16  # seats up to which the legality check loops in Python
-#: games (every seat acting, not ending) from which a game's batch observer writes their observations
-#: and masks at once (``Encoder.batch_observer``); fewer go one by one (measured crossover: 8-12 games)
-OBSERVER_FROM = 10
 _WORDWISE_FROM = 8192  # mask entries (wide rows) from which random_legal_actions reads a word at a time
 
 
@@ -370,8 +367,8 @@ class BatchedEnv:
         ``validate`` replaces illegal actions), and every live seat's observation
         and mask are written straight into the stacked arrays (when every seat
         acts, the observations with the encoder's ``observe_seats``: one gather
-        for all seats; from ``OBSERVER_FROM`` such games that do not end this step, the game's
-        batch observer, ``encoder.batch_observer``, writes all of them at once). The env's own
+        for all seats; from the observer's ``min_games`` such games that do not end this step, the
+        game's batch observer, ``encoder.batch_observer``, writes all of them at once). The env's own
         state (``agents``, its last step) is kept as ``env.step`` leaves it, so
         its methods (``last_step_details``, ``observe``, ``state``) and the
         per-game reference path (:meth:`_step_reference`) agree with it exactly
@@ -452,7 +449,7 @@ class BatchedEnv:
                                  outcome=engine.outcome())
                 ended.append((i, game_info))
             infos.append(game_info)
-        if len(rows) >= OBSERVER_FROM:
+        if observer is not None and len(rows) >= observer.min_games:
             observer.observe(rows, engines, o_all, m_all)
         else:  # too few games for the batch's fixed cost: one by one
             for i, engine in zip(rows, engines):

@@ -350,7 +350,8 @@ class ObservationBuilder:
 
 class BatchObserver:
     """Every seat's observation and mask of many Waroong Wars games of one configuration at once,
-    for the batched env (:mod:`envs.vector`, from ``envs.vector.batched.OBSERVER_FROM`` games).
+    for the batched env (:mod:`envs.vector`, from ``min_games`` games: one, since its few numpy calls
+    cost less than the per-game conversions they replace at any batch size).
 
     Each game's source vector is built by :class:`ObservationBuilder` as one game alone builds it
     (one byte per entry); the batch then converts every game's bytes in one numpy call and gathers
@@ -360,6 +361,8 @@ class BatchObserver:
     per-game path. Equal to ``observe_seats`` and ``masks_into`` of each game
     (``tests/waroong_wars/test_fast_observation.py``).
     """
+
+    min_games = 1
 
     def __init__(self, builder: ObservationBuilder, num_games: int):
         from envs.waroong_wars.legality import compute_masks

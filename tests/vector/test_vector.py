@@ -314,12 +314,12 @@ OBSERVED_CASES = [("frying_master_v1", {"players": 2}), ("frying_master_v1", {"p
 @pytest.mark.parametrize("env_id,kwargs", OBSERVED_CASES)
 def test_a_batch_large_enough_for_the_games_observer_gives_exactly_the_reference_paths_arrays(env_id, kwargs, illegal,
                                                                                              monkeypatch):
-    """From ``OBSERVER_FROM`` games the game's batch observer writes the observations and masks
+    """From its ``min_games`` games the game's batch observer writes the observations and masks
     of every game where all seats act (games that end go one by one, for their final
     observation): the same arrays, infos and games as the reference path, through auto-resets."""
-    n = batched.OBSERVER_FROM + 2
-    calls = []
     kw = {**kwargs, "illegal_action": illegal, "max_ticks": 25}
+    n = BatchedEnv(env_id, 1, kw)._observer.min_games + 2
+    calls = []
     fast, ref = BatchedEnv(env_id, n, kw), BatchedEnv(env_id, n, kw)
     observer = fast._observer
     assert observer is not None and fast._fast
@@ -339,11 +339,11 @@ def test_a_batch_large_enough_for_the_games_observer_gives_exactly_the_reference
         _assert_same_step(a, b)
         ends += sum("final_observation" in x for x in a[5])
     assert [e.snapshot() for e in fast.envs] == [e.snapshot() for e in ref.envs]
-    assert ends >= n and len(calls) >= 70 and min(calls) >= batched.OBSERVER_FROM
+    assert ends >= n and len(calls) >= 70 and min(calls) >= observer.min_games
 
 
 def test_fewer_games_than_observer_from_go_one_by_one(monkeypatch):
-    venv = BatchedEnv("frying_master_v1", batched.OBSERVER_FROM - 1, {"players": 2})
+    venv = BatchedEnv("frying_master_v1", BatchedEnv("frying_master_v1", 1)._observer.min_games - 1, {"players": 2})
     monkeypatch.setattr(venv._observer, "observe", lambda *a: pytest.fail("the observer wrote a small batch"))
     _, masks, _ = venv.reset(seed=0)
     rng = np.random.default_rng(0)
