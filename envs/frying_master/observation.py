@@ -340,7 +340,8 @@ class BatchObserver:
         last = done[-1] if k else None
         if seen is not None and seen[0] is done and seen[1] == k and seen[2] is last and seen[3] == casual:
             return seen[4]
-        score, dcards, dtypes, dfoods = self._public._completed_stats((tuple([(p, tuple(c)) for p, c in done]), casual))
+        key = (tuple([(p, tuple(c)) for p, c in done]), casual)
+        score, dcards, dtypes, dfoods = self._public._completed_stats(key)
         out = [k, score, *dcards, *dtypes, *dfoods]
         self._done_seen[row][i] = (done, k, last, casual, out)
         return out
@@ -359,9 +360,9 @@ class BatchObserver:
         start = {name: a for name, (a, _) in self.sl.items()}
         self.G_UP, self.G_DOWN = 12, 12 + F
         game_src = [2, 3, 4, 5, 8, 9, *range(12, 12 + F + C)]
+        up0, down0 = start["table_face_up"], start["table_face_down"]
         game_dst = [start["round_no"], start["play_tick"], start["countdown_left"], start["orders_to_end"],
-                    start["pile_size"], start["pile_size"] + 1, *range(start["table_face_up"], start["table_face_up"] + F),
-                    *range(start["table_face_down"], start["table_face_down"] + C)]
+                    start["pile_size"], start["pile_size"] + 1, *range(up0, up0 + F), *range(down0, down0 + C)]
         self.game_src, self.game_dst = np.array(game_src), np.array(game_dst)
         self.R_BUSY, self.R_LOADN, self.R_CARDS = 7, 7 + S, 7 + 2 * S
         self.R_DONE = self.R_CARDS + F
@@ -454,13 +455,14 @@ class BatchObserver:
         tops = gr[:, 10:12]                                          # (G, 2): none_plate for an empty pile
         v[:, sl["pile_top_hint"]] = self.hints[tops].reshape(G, -1)
         v[:, sl["pile_top_mode"]] = self.top_modes[tops].reshape(G, -1)
-        v[:, sl["pile_top_front"]] = self.fronts[np.where(self.shows_front[gr[:, 1]][:, None], tops, none)].reshape(G, -1)
+        fronts_shown = np.where(self.shows_front[gr[:, 1]][:, None], tops, none)  # Pre-order Fry only
+        v[:, sl["pile_top_front"]] = self.fronts[fronts_shown].reshape(G, -1)
         plate = sr[:, :, 0]
         has = plate != none
         v[:, sl["has_plate"]] = has
         v[:, sl["plate_front"]] = self.fronts[plate].reshape(G, -1)
         in_play = self.spatula_arange[None, :] < gr[:, 7][:, None]  # (G, S)
-        v[:, sl["spatula_in_play"]].reshape(G, n, S)[...] = in_play[:, None, :]  # (a view: the slice's rows are contiguous)
+        v[:, sl["spatula_in_play"]].reshape(G, n, S)[...] = in_play[:, None, :]  # (a view: rows are contiguous)
         if load_idx:
             v[:, sl["spatula_load"]] = np.bincount(load_idx, minlength=G * n * S * F).reshape(G, -1)
         # ---- the masks (legality's rules, every game at once)
@@ -470,7 +472,7 @@ class BatchObserver:
                         sr[:, :, 4] != 0)
         # ---- every seat's view: the chef_0 vector gathered by the seat's rotation, then "my choice turn"
         if G == len(obs) and list(rows) == list(range(G)):
-            np.take(v, self.perms, axis=1, out=obs)
+            np.take(v, self.perms, axis=1, out=obs, mode="clip")  # (clip: "raise" buffers the output)
             masks[...] = m
             seats = obs
         else:

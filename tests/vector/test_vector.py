@@ -312,8 +312,8 @@ OBSERVED_CASES = [("frying_master_v1", {"players": 2}), ("frying_master_v1", {"p
 
 @pytest.mark.parametrize("illegal", ["raise", "noop"])
 @pytest.mark.parametrize("env_id,kwargs", OBSERVED_CASES)
-def test_a_batch_large_enough_for_the_games_observer_gives_exactly_the_reference_paths_arrays(env_id, kwargs, illegal,
-                                                                                             monkeypatch):
+def test_a_batch_large_enough_for_the_observer_gives_exactly_the_reference_paths_arrays(env_id, kwargs, illegal,
+                                                                                       monkeypatch):
     """From its ``min_games`` games the game's batch observer writes the observations and masks
     of every game where all seats act (games that end go one by one, for their final
     observation): the same arrays, infos and games as the reference path, through auto-resets."""
