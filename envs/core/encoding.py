@@ -22,6 +22,16 @@ from envs.core.engine import GameEngine
 from envs.core.tables import ObservationLayout
 
 
+def check_batch_rows(rows, engines, num_games: int) -> None:
+    """A batch observer's door: one distinct row in ``0..num_games-1`` per engine (ValueError naming
+    what is allowed; nothing is written)."""
+    if len(rows) != len(engines):
+        raise ValueError(f"got {len(rows)} rows for {len(engines)} engines; give one output row per engine")
+    if rows and (min(rows) < 0 or max(rows) >= num_games or len(set(rows)) != len(rows)):
+        raise ValueError(f"rows {list(rows)[:20]} are not allowed: distinct rows in 0..{num_games - 1} "
+                         f"(the observer was built for {num_games} games)")
+
+
 class Encoder(ABC):
     layout: ObservationLayout
     state_layout: ObservationLayout

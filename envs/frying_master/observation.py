@@ -23,6 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
+from envs.core.encoding import check_batch_rows
 from envs.core.tables import ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog
 from envs.frying_master.public import PublicView
@@ -390,6 +391,7 @@ class BatchObserver:
         ``(players, size)``) and its masks into ``masks[rows[k]]`` (int8 ``(players, A)``),
         exactly what ``encoder.observe_seats`` and ``engine.masks_into`` write (the masks by
         :func:`~envs.frying_master.legality.batch_masks`)."""
+        check_batch_rows(rows, engines, self.num_games)
         G = len(engines)
         if G == 0:
             return

@@ -45,6 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
+from envs.core.encoding import check_batch_rows
 from envs.waroong_wars import public
 from envs.waroong_wars.rules import scoring
 from envs.waroong_wars.rules.characters import pair_points
@@ -374,6 +375,7 @@ class BatchObserver:
     def observe(self, rows, engines, obs: np.ndarray, masks: np.ndarray) -> None:
         """Write every seat's observation of ``engines[k]`` into ``obs[rows[k]]`` (float32
         ``(players, size)``) and its masks into ``masks[rows[k]]`` (int8 ``(players, A)``)."""
+        check_batch_rows(rows, engines, self.num_games)
         b = self.builder
         raws: list[bytes] = []
         mask_rows: list[np.ndarray] = []

@@ -134,3 +134,4 @@ def test_a_state_set_outside_step_is_read_as_it_is():
     eng.table.place({F("rice"): 2})
     eng.invalidate_masks()
     check(eng)
+

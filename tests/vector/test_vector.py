@@ -342,7 +342,22 @@ def test_a_batch_large_enough_for_the_observer_gives_exactly_the_reference_paths
     assert ends >= n and len(calls) >= 70 and min(calls) >= observer.min_games
 
 
-def test_fewer_games_than_observer_from_go_one_by_one(monkeypatch):
+@pytest.mark.parametrize("env_id", ["frying_master_v1", "waroong_wars_v1"])
+def test_a_batch_observer_refuses_bad_rows_before_writing_anything(env_id):
+    env = envs.get_env_module(env_id).parallel_env()
+    env.reset(seed=0)
+    observer = env.encoder.batch_observer(2)
+    eng = env.engine
+    obs = np.full((2, len(eng.agents), env.encoder.layout.size), -7, dtype=np.float32)
+    masks = np.full((2, len(eng.agents), eng.n_actions), -7, dtype=np.int8)
+    for rows, engines, says in (([0, 1], [eng], "got 2 rows for 1 engines"), ([2], [eng], r"distinct rows in 0\.\.1"),
+                                ([-1], [eng], "distinct rows"), ([1, 1], [eng, eng], "distinct rows")):
+        with pytest.raises(ValueError, match=says):
+            observer.observe(rows, engines, obs, masks)
+    assert (obs == -7).all() and (masks == -7).all()
+
+
+def test_fewer_games_than_the_observers_min_games_go_one_by_one(monkeypatch):
     venv = BatchedEnv("frying_master_v1", BatchedEnv("frying_master_v1", 1)._observer.min_games - 1, {"players": 2})
     monkeypatch.setattr(venv._observer, "observe", lambda *a: pytest.fail("the observer wrote a small batch"))
     _, masks, _ = venv.reset(seed=0)
