@@ -196,6 +196,16 @@ def init_source(cfg: dict, env_spec: EnvSpec) -> dict:
     return meta
 
 
+def _check_init_loads(cfg: dict, env_spec: EnvSpec) -> None:
+    """``training.init_from``'s model loads (its metadata may agree with a model file that is not
+    one), checked with the rest of the run (``--dry-run`` too) before anything is written;
+    ConfigError naming the checkpoint."""
+    try:
+        ck.load_checkpoint(cfg["training"]["init_from"], env_spec, device="cpu")
+    except ck.CheckpointError as e:
+        raise ConfigError(f"config key training.init_from: {e}") from e
+
+
 def _start_from(model: Any, cfg: dict, env_spec: EnvSpec, log: Callable[[str], None]) -> dict:
     """Load ``training.init_from``'s policy and value weights into the fresh ``model``;
     returns what the checkpoint's metadata records of it."""
@@ -496,6 +506,8 @@ def train(cfg: dict, resume: bool = False, overwrite: bool = False, dry_run: boo
     refused run leaves no file behind. ``resume`` of a run with no steps left
     changes nothing and says so."""
     plan, resumed = check_run(cfg, resume, overwrite)
+    if cfg["training"]["init_from"] is not None and not resume:
+        _check_init_loads(cfg, plan.env_spec)  # before the run's lock: a refused run leaves nothing behind
     if dry_run:
         return plan
     with run_lock(plan):

@@ -162,6 +162,28 @@ def test_init_from_refuses_what_does_not_fit_before_writing_anything(toy_registr
     assert not (tmp_path / "checkpoints").exists() and not (tmp_path / "runs").exists()
 
 
+def test_dry_run_loads_the_init_from_model_as_the_run_does(toy_registry, tmp_path, toy_checkpoint):
+    """A model file that is not a model, with metadata made to agree with it: --dry-run refuses it (it had
+    said the config was valid), and so does the run before it writes anything (it had left its
+    checkpoints directory behind); a good checkpoint still passes."""
+    import shutil
+
+    from training import checkpoints as ck
+
+    raw = toy_config(tmp_path, name="tuned", training={"total_timesteps": 256, "init_from": str(toy_checkpoint)})
+    assert train(load_config(raw=raw), dry_run=True, **QUIET) is not None
+    bad = tmp_path / "bad"
+    shutil.copytree(toy_checkpoint, bad)
+    meta = read_metadata(bad)
+    (bad / meta["model_file"]).write_bytes(b"PK\x03\x04 not a model")
+    ck.update_metadata(bad, model_sha256=ck.sha256_of(bad / meta["model_file"]))
+    raw = toy_config(tmp_path, name="tuned", training={"total_timesteps": 256, "init_from": str(bad)})
+    for dry in (True, False):
+        with pytest.raises(ConfigError, match=r"training.init_from: checkpoint .*bad.* model.zip does not load"):
+            train(load_config(raw=raw), dry_run=dry, **QUIET)
+        assert not (tmp_path / "checkpoints").exists() and not (tmp_path / "runs").exists()
+
+
 class _SendSigint(BaseCallback):
     def __init__(self, at: int):
         super().__init__()
@@ -289,3 +311,4 @@ def test_a_malformed_sessions_record_falls_back_to_the_configs_command():
                 [{"command": None, "from": 0, "to": 1}]):  # the last: valid but incomplete
         assert training_commands(cfg, bad) == ["python -m training train --config configs/x.yaml --set name=retrained"]
     assert not valid_sessions([{"command": "c", "from": True, "to": 1}])
+
