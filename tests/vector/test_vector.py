@@ -357,6 +357,26 @@ def test_a_batch_observer_refuses_bad_rows_before_writing_anything(env_id):
     assert (obs == -7).all() and (masks == -7).all()
 
 
+@pytest.mark.parametrize("env_id,n", [("frying_master_v1", 12), ("waroong_wars_v1", 3)])
+def test_a_batch_with_an_observer_copies_and_pickles_mid_game_and_plays_on_alike(env_id, n):
+    import copy
+    import pickle
+
+    a = BatchedEnv(env_id, n, {"players": 3, "max_ticks": 30})
+    assert a._observer is not None and n >= a._observer.min_games
+    _, masks, _ = a.reset(seed=1)
+    rng = np.random.default_rng(0)
+    for _ in range(20):
+        _, masks, *_ = a.step(random_legal_actions(rng, masks))
+    b, c = pickle.loads(pickle.dumps(a)), copy.deepcopy(a)
+    for _ in range(60):  # through auto-resets
+        acts = random_legal_actions(rng, masks)
+        ra, rb, rc = a.step(acts), b.step(acts), c.step(acts)
+        for k in range(5):
+            np.testing.assert_array_equal(ra[k], rb[k])
+            np.testing.assert_array_equal(ra[k], rc[k])
+        masks = ra[1]
+
 def test_fewer_games_than_the_observers_min_games_go_one_by_one(monkeypatch):
     venv = BatchedEnv("frying_master_v1", BatchedEnv("frying_master_v1", 1)._observer.min_games - 1, {"players": 2})
     monkeypatch.setattr(venv._observer, "observe", lambda *a: pytest.fail("the observer wrote a small batch"))
