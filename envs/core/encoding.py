@@ -19,17 +19,51 @@ from typing import Any, Mapping
 import numpy as np
 
 from envs.core.engine import GameEngine
+from envs.core.inputs import shown
 from envs.core.tables import ObservationLayout
 
 
-def check_batch_rows(rows, engines, num_games: int) -> None:
-    """A batch observer's door: one distinct row in ``0..num_games-1`` per engine (ValueError naming
-    what is allowed; nothing is written)."""
-    if len(rows) != len(engines):
-        raise ValueError(f"got {len(rows)} rows for {len(engines)} engines; give one output row per engine")
-    if rows and (min(rows) < 0 or max(rows) >= num_games or len(set(rows)) != len(rows)):
-        raise ValueError(f"rows {list(rows)[:20]} are not allowed: distinct rows in 0..{num_games - 1} "
-                         f"(the observer was built for {num_games} games)")
+class BatchDoor:
+    """A batch observer's door: one distinct row in ``0..num_games-1`` per engine, each engine of
+    the observer's configuration (the encoder's config holds the engine's; an encoder may hold
+    observation-only options too). ValueError naming what is allowed; nothing is written. Engine
+    configs already seen are remembered by identity (bounded), so a batch pays the dict
+    comparison once per engine."""
+
+    def __init__(self, encoder_config: Mapping[str, Any], num_games: int, seats: int, size: int, actions: int):
+        self.config = dict(encoder_config)
+        self.num_games = num_games
+        self.shapes = (seats, size), (seats, actions)
+        self._seen: dict[int, Mapping] = {}
+
+    def check(self, rows, engines, obs: np.ndarray, masks: np.ndarray) -> None:
+        n = self.num_games
+        (seats, size), (_, actions) = self.shapes
+        if not (isinstance(obs, np.ndarray) and obs.dtype == np.float32 and obs.ndim == 3 and obs.shape[1:] == (seats, size)
+                and isinstance(masks, np.ndarray) and masks.dtype == np.int8
+                and masks.shape == (obs.shape[0], seats, actions) and obs.shape[0] >= n):
+            raise ValueError(f"the batch observer writes float32 observations (rows, {seats}, {size}) and int8 masks "
+                             f"(rows, {seats}, {actions}) with at least {n} rows; got {_shape(obs)} and {_shape(masks)}")
+        if len(rows) != len(engines):
+            raise ValueError(f"got {len(rows)} rows for {len(engines)} engines; give one output row per engine")
+        if len(rows) and (min(rows) < 0 or max(rows) >= n or len(set(rows)) != len(rows)):
+            raise ValueError(f"rows {list(rows)[:20]} are not allowed: distinct rows in 0..{n - 1} "
+                             f"(the observer was built for {n} games)")
+        seen = self._seen
+        for eng in engines:
+            c = getattr(eng, "config", None)
+            if seen.get(id(c)) is c:
+                continue
+            if not isinstance(c, Mapping) or not c.items() <= self.config.items():
+                raise ValueError(f"an engine of configuration {shown(c)} given to the batch observer of "
+                                 f"{shown(self.config)}; allowed: engines of the observer's configuration")
+            if len(seen) >= 4 * n + 16:
+                seen.clear()
+            seen[id(c)] = c
+
+
+def _shape(a: Any) -> str:
+    return f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray) else type(a).__name__
 
 
 class Encoder(ABC):

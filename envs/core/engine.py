@@ -185,9 +185,14 @@ class GameEngine(ABC):
         legal = np.flatnonzero(m)
         return int(legal[0]) if legal.size else NOOP
 
+    #: How many times :meth:`invalidate_masks` was called: the state changed outside ``step`` (the
+    #: batched env re-checks a game that changed between its steps; a batch observer re-reads it).
+    _edits: int = 0
+
     def invalidate_masks(self) -> None:
         """Call after any state change made outside ``step``."""
         self._mask_cache.clear()
+        self._edits += 1
 
     def legal_actions(self, agent: str) -> list[int]:
         return [int(i) for i in np.flatnonzero(self.action_mask(agent))]

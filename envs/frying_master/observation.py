@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from envs.core.encoding import check_batch_rows
+from envs.core.encoding import BatchDoor
 from envs.core.tables import ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog
 from envs.frying_master.public import PublicView
@@ -326,25 +326,29 @@ class BatchObserver:
         self.phase_of = encoder._public.phase_index  # phase name -> index in the engine's PHASES
         self.num_games = num_games
         self.mask_plan = BatchMaskPlan(S, encoder.config.get("serve_rule", "order_size") == "any_food")
+        self._door = BatchDoor(encoder.config, num_games, n, self.D, self.mask_plan.A)
         self._public = encoder._public  # its memos of derived plate values are shared
         # Per (row, seat): (completed list, its length, its last entry, casual, stats) last scored.
         self._done_seen: list[list] = [[None] * n for _ in range(num_games)]
         self._layouts()
 
     # ------------------------------------------------------------------ derived values (memoised)
-    def _done_stats(self, row: int, i: int, done: list, casual: bool) -> list:
+    def _done_stats(self, row: int, i: int, done: list, casual: bool, edits: int) -> list:
         """``[orders, score, *cards per category, *orders per plate type, *foods]`` of one seat's
         completed orders (the per-game buffer's ``_completed_stats``, memo shared), kept per row
-        and seat while the list, its length and its last entry are the same objects."""
+        and seat while the list, its length and its last entry are the same objects and the engine
+        has had no change from outside (``edits``: its ``_edits``, which ``invalidate_masks()``
+        counts; a step only appends, or starts a new list at a round's start)."""
         seen = self._done_seen[row][i]
         k = len(done)
         last = done[-1] if k else None
-        if seen is not None and seen[0] is done and seen[1] == k and seen[2] is last and seen[3] == casual:
+        if seen is not None and seen[0] is done and seen[1] == k and seen[2] is last and seen[3] == casual \
+                and seen[5] == edits:
             return seen[4]
         key = (tuple([(p, tuple(c)) for p, c in done]), casual)
         score, dcards, dtypes, dfoods = self._public._completed_stats(key)
         out = [k, score, *dcards, *dtypes, *dfoods]
-        self._done_seen[row][i] = (done, k, last, casual, out)
+        self._done_seen[row][i] = (done, k, last, casual, out, edits)
         return out
 
     # ------------------------------------------------------------------ the record layouts
@@ -391,7 +395,7 @@ class BatchObserver:
         ``(players, size)``) and its masks into ``masks[rows[k]]`` (int8 ``(players, A)``),
         exactly what ``encoder.observe_seats`` and ``engine.masks_into`` write (the masks by
         :func:`~envs.frying_master.legality.batch_masks`)."""
-        check_batch_rows(rows, engines, self.num_games)
+        self._door.check(rows, engines, obs, masks)
         G = len(engines)
         if G == 0:
             return
@@ -418,6 +422,7 @@ class BatchObserver:
             rec += [len(d) for d in table.down]
             game_rec.append(rec)
             casual = mode in casual_modes
+            edits = eng._edits
             last = eng.history[-1]["total"] if eng.history else None
             finishers = eng.finishers
             for i, a in enumerate(agents):
@@ -442,7 +447,7 @@ class BatchObserver:
                         b = (base + s) * F
                         load_idx += [b + f for f in load]
                 r += cards
-                r += done_stats(row, i, eng.completed[a], casual)
+                r += done_stats(row, i, eng.completed[a], casual, edits)
                 seat_rec.append(r)
         # ---- the chef_0 vectors, every game at once
         gr = np.array(game_rec, dtype=np.int64)                      # (G, 12 + F + C)

@@ -24,6 +24,11 @@ observation of the next game; ``infos[i]`` then holds ``final_observation``
 reseeded only by ``reset(seed=...)``; an auto-reset continues the game's own
 generator, so a batch replays exactly from the seeds given to ``reset``.
 
+A game changed between steps from outside the batch (``envs[i].restore(snapshot)``,
+``envs[i].reset()``, or its engine changed and ``engine.invalidate_masks()`` called, as the
+engine documents) is read again before the next step checks its actions; the arrays returned
+before the change still show the old state.
+
 Arrays are returned fresh on every call (safe to keep in a rollout buffer).
 A batch is not thread-safe: step it from one thread at a time. At most
 ``MAX_BATCH_GAMES`` (100,000) games; ``env_fn`` must build a new Kitchen Arena
@@ -54,6 +59,8 @@ def seeds_for(seed: int | Sequence[int | None] | None, num_games: int) -> list[i
     allowed = f"give None, one int, or a sequence of exactly {num_games} ints or None (one per game)"
     if seed is None:
         return [None] * num_games
+    if isinstance(seed, np.ndarray) and seed.ndim == 0:  # a numpy scalar array: its value
+        seed = seed.item()
     if _is_int(seed):
         if seed < 0:
             raise ValueError(f"seed={int(seed)} is not allowed: seeds are non-negative integers; {allowed}")
@@ -159,6 +166,12 @@ def _check_games(games: list) -> None:
         if shape_of(e) != first:
             raise ValueError(f"game {i} is not of game 0's configuration ((class, agents, observation shape, actions, "
                              f"illegal_action) {shape_of(e)} against {first}); a batch holds games of one configuration")
+        if e.config != games[0].config:  # (options that leave the spaces alone: a game's observer serves one config)
+            differ = sorted(k for k in set(e.config) | set(games[0].config) if e.config.get(k) != games[0].config.get(k))
+            raise ValueError(f"game {i} is not of game 0's configuration: options {differ} differ "
+                             f"({shown({k: e.config.get(k) for k in differ})} against "
+                             f"{shown({k: games[0].config.get(k) for k in differ})}); a batch holds games of one "
+                             f"configuration")
 
 
 def random_action_inputs(rng: Any, masks: Any, shape: tuple[int, int, int]) -> np.ndarray:
@@ -329,7 +342,23 @@ class BatchedEnv:
         seeds = seeds_for(seed, self.num_games)
         infos = [self._reset_game(i, s) for i, s in enumerate(seeds)]
         self._started = True
+        self._stamp()
         return infos
+
+    def _stamp(self) -> None:
+        """Note each game's engine and its count of outside changes (``invalidate_masks``) as of the
+        rows just written, so that :meth:`_reread_changed` finds a game changed between steps."""
+        self._stamps = [(e.engine, e.engine._edits) for e in self.envs]
+
+    def _reread_changed(self) -> None:
+        """A game changed outside the batch since its row was written (``envs[i].restore(...)``,
+        ``envs[i].reset()``, its engine changed and ``invalidate_masks()`` called): its row is read
+        again from the env, so that the step checks its actions against its real masks (the fast
+        path had applied them unchecked: a Waroong Wars pack count went to -1)."""
+        for i, (e, (engine, edits)) in enumerate(zip(self.envs, self._stamps)):
+            if e.engine is not engine or e.engine._edits != edits:
+                live = list(e.agents)
+                self._write(i, {a: e.observe(a) for a in live}, live)
 
     def step(self, actions: np.ndarray):
         """One joint step of every game. ``actions``: ``(N, P)`` integers
@@ -356,9 +385,12 @@ class BatchedEnv:
         if acts.dtype.kind not in "iu":
             raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
         if not checked:
+            self._reread_changed()
             self._check_legal(acts)
         step = self._step_fast if self._fast else self._step_reference
-        return step(acts)
+        out = step(acts)
+        self._stamp()
+        return out
 
     def _step_fast(self, acts: np.ndarray):
         """:meth:`step` with the engines directly: each game's joint action goes
@@ -489,6 +521,8 @@ class BatchedEnv:
                 tr_row[s] = trunc[a]
             game_info: dict[str, Any] = {"agents": info}
             if env.agents:
+                if len(env.agents) > len(obs):  # a seat that sat out acts again (``step`` observed the others)
+                    obs = {**obs, **{a: env.observe(a) for a in env.agents if a not in obs}}
                 self._write(i, obs, env.agents)
             else:  # the game ended on this step: record it, start the next once returns are summed
                 self._write(i, obs, list(obs))

@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.encoding import check_batch_rows
+from envs.core.encoding import BatchDoor
 from envs.waroong_wars import public
 from envs.waroong_wars.rules import scoring
 from envs.waroong_wars.rules.characters import pair_points
@@ -370,12 +370,16 @@ class BatchObserver:
 
         self.builder = builder
         self.num_games = num_games
+        from envs.waroong_wars.actions import action_index
+
+        actions = action_index(builder.n).table.n
+        self._door = BatchDoor(builder.enc.config, num_games, builder.n, builder.size, actions)
         self._compute_masks = compute_masks
 
     def observe(self, rows, engines, obs: np.ndarray, masks: np.ndarray) -> None:
         """Write every seat's observation of ``engines[k]`` into ``obs[rows[k]]`` (float32
         ``(players, size)``) and its masks into ``masks[rows[k]]`` (int8 ``(players, A)``)."""
-        check_batch_rows(rows, engines, self.num_games)
+        self._door.check(rows, engines, obs, masks)
         b = self.builder
         raws: list[bytes] = []
         mask_rows: list[np.ndarray] = []

@@ -126,6 +126,7 @@ class WokStarEngine(TickEngine):
         self._mask_cache.clear()
 
     def invalidate_masks(self) -> None:
+        super().invalidate_masks()
         self.touch()
 
     def step_validated(self, joint: dict[str, int]) -> StepResult:

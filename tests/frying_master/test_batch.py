@@ -110,8 +110,9 @@ def test_rows_in_any_order_a_subset_and_engines_that_change_rows():
 
 
 def test_a_state_set_outside_step_is_read_as_it_is():
-    """Completed orders added or replaced in place, a restored snapshot in the same row, the table
-    set for a scenario: the completed orders' memo is checked by identity and length, so each is seen."""
+    """Completed orders added, replaced (the last or an earlier one) or edited in place, then
+    ``invalidate_masks()``; a restored snapshot in the same row; the table set for a scenario: each
+    is seen (the completed orders' memo also keys on the engine's count of outside changes)."""
     encoder, observer, (eng,), rng = _games(1, 0, seeds=(1,), players=2, mode="mixed")
     while eng.phase != "play":
         _step_random([eng], rng)
@@ -129,7 +130,19 @@ def test_a_state_set_outside_step_is_read_as_it_is():
     assert not np.array_equal(added, before)
     eng.completed[a][-1] = (plates[1].idx, counts("rice"))  # same length, another entry
     eng.invalidate_masks()
-    assert not np.array_equal(check(eng), added)
+    replaced = check(eng)
+    assert not np.array_equal(replaced, added)
+    eng.completed[a][-1][1][F("beef")] += 2  # the last entry's food counts, in place
+    eng.invalidate_masks()
+    edited = check(eng)
+    assert not np.array_equal(edited, replaced)
+    eng.completed[a].append((plates[2].idx, counts("pork")))
+    eng.completed[a][0] = (plates[3].idx, counts("chicken"))  # an earlier entry
+    eng.invalidate_masks()
+    appended = check(eng)
+    eng.completed[a][0] = (plates[4].idx, counts("shrimp"))
+    eng.invalidate_masks()
+    assert not np.array_equal(check(eng), appended)
     check(FryingMasterEngine.from_dict(snap))
     eng.table.place({F("rice"): 2})
     eng.invalidate_masks()

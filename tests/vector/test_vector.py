@@ -178,6 +178,9 @@ def test_a_count_options_or_seed_of_the_wrong_kind_is_refused_with_what_is_allow
             with pytest.raises(ValueError, match=re.escape(what) + ".*give None, one int, or a sequence of exactly 2 ints"):
                 venv.reset(seed=bad)
         assert seeds_for(np.array([4, 5]), 2) == [4, 5] and seeds_for([None, 7], 2) == [None, 7]
+        assert seeds_for(np.array(5), 2) == [5, 6]  # a 0-d array is its value (it was "iteration over a 0-d array")
+        with pytest.raises(ValueError, match=re.escape("seed=1.5 (a float)")):
+            seeds_for(np.array(1.5), 2)
     finally:
         venv.close()
 
@@ -376,6 +379,105 @@ def test_a_batch_with_an_observer_copies_and_pickles_mid_game_and_plays_on_alike
             np.testing.assert_array_equal(ra[k], rb[k])
             np.testing.assert_array_equal(ra[k], rc[k])
         masks = ra[1]
+
+@pytest.mark.parametrize("env_id,option,values", [("frying_master_v1", "serve_rule", ("order_size", "any_food")),
+                                                  ("waroong_wars_v1", "no_memory_chef", (False, True)),
+                                                  ("wok_star_v1", "difficulty", ("mild", "medium"))])
+def test_env_fn_games_of_other_options_with_the_same_spaces_are_refused(env_id, option, values):
+    """Options that leave the spaces alone (the serve rule, No-Memory Chef) were let through: the
+    batch observer, built from game 0, then showed a Waroong Wars player its own hidden picks and
+    offered a Frying Master ``serve`` that the game refuses."""
+    module = envs.get_env_module(env_id)
+    flip = iter([values[0], values[1]] * 4)
+    with pytest.raises(ValueError, match=rf"game 1 is not of game 0's configuration: options \['{option}'\] differ"):
+        BatchedEnv(env_id, 4, env_fn=lambda: module.parallel_env(**{option: next(flip)}))
+
+
+def test_a_batch_observer_refuses_engines_and_arrays_of_another_configuration():
+    fm = envs.get_env_module("frying_master_v1")
+    observer = fm.parallel_env(players=3).encoder.batch_observer(2)
+    obs, masks = np.zeros((2, 3, 561), np.float32), np.zeros((2, 3, 55), np.int8)
+    for other in ({"players": 3, "serve_rule": "any_food"}, {"players": 3, "round_ticks": 30}):
+        env = fm.parallel_env(**other)
+        env.reset(seed=0)
+        with pytest.raises(ValueError, match="an engine of configuration .* given to the batch observer of"):
+            observer.observe([0], [env.engine], obs, masks)
+    env = fm.parallel_env(players=3)
+    env.reset(seed=0)
+    for o, m in ((obs[:, :2], masks), (obs.astype(np.float64), masks), (obs, masks[:, :, :54])):
+        with pytest.raises(ValueError, match=r"writes float32 observations \(rows, 3, 561\) and int8 masks"):
+            observer.observe([0], [env.engine], o, m)
+    assert not obs.any() and not masks.any()
+    observer.observe(np.array([1, 0]), [env.engine, env.engine], obs, masks)  # rows as an array
+    np.testing.assert_array_equal(obs[1], np.stack([env.observe(a)["observation"] for a in env.agents]))
+
+
+@pytest.mark.parametrize("how", ["restore", "engine"])
+def test_a_game_changed_outside_the_batch_is_read_again_before_its_actions_are_checked(how):
+    """A game restored to an earlier snapshot, or its engine changed and ``invalidate_masks()``
+    called, between two steps: the batch had checked the actions against its old masks and the
+    fast path applied an illegal Waroong Wars pick (a pack count went to -1, the game's snapshot
+    no longer loaded). Now that game's row is read again: the illegal pick is refused as a
+    separate env refuses it, and no game steps."""
+    venv = BatchedEnv("waroong_wars_v1", 3, {"players": 3})
+    rng = np.random.default_rng(0)
+    for seed in range(11, 200):
+        _, masks, _ = venv.reset(seed=seed)
+        env = venv.envs[0]
+        snap = env.snapshot()
+        _, masks, *_ = venv.step(random_legal_actions(rng, masks))
+        if how == "restore":
+            env.restore(snap)
+        else:
+            eng = env.engine
+            eng.packs[0], eng.packs[1] = eng.packs[1], eng.packs[0]
+            eng.invalidate_masks()
+        real = env.observe("player_0")["action_mask"]
+        stale = [int(a) for a in np.flatnonzero(masks[0, 0]) if not real[a]]
+        if stale:
+            break
+    acts = random_legal_actions(rng, masks)
+    acts[0, 0] = stale[0]
+    before = [e.snapshot() for e in venv.envs]
+    with pytest.raises(IllegalActionError, match="illegal action for player_0"):
+        venv.step(acts)
+    assert [e.snapshot() for e in venv.envs] == before
+    acts[0] = [int(np.flatnonzero(env.observe(a)["action_mask"])[0]) for a in venv.possible_agents]
+    venv.step(acts)  # legal in the game's real state: it steps
+    for e in venv.envs:
+        type(e.engine).from_dict(e.snapshot())
+
+
+def test_the_reference_path_observes_a_seat_that_sat_out_when_it_acts_again():
+    """(A game whose seats sit out now and then; no shipped game has them.) The per-env path wrote
+    only the seats ``step`` observed and raised ``KeyError`` for one back in play."""
+    from envs.frying_master.engine import FryingMasterEngine
+    from envs.frying_master.env import FryingMasterEnv
+
+    class SitOutEngine(FryingMasterEngine):
+        def live_agents(self):
+            live = super().live_agents()
+            if live and self.tick % 3 == 1 and self.phase == "play":
+                return [a for a in live if a != self.agents[0]]
+            return live
+
+    class SitOutEnv(FryingMasterEnv):
+        engine_cls = SitOutEngine
+
+    fast = BatchedEnv("sitout", 2, env_fn=lambda: SitOutEnv(players=3))
+    ref = BatchedEnv("sitout", 2, env_fn=lambda: SitOutEnv(players=3, infos="verbose"))
+    assert fast._fast and not ref._fast
+    a, b = fast.reset(seed=0), ref.reset(seed=0)
+    rng = np.random.default_rng(0)
+    sat_out = 0
+    for _ in range(60):
+        for k in range(2):
+            np.testing.assert_array_equal(a[k], b[k])
+        np.testing.assert_array_equal(fast.alive, ref.alive)
+        sat_out += int((~fast.alive).sum())
+        acts = random_legal_actions(rng, a[1])
+        a, b = fast.step(acts), ref.step(acts)
+    assert sat_out > 0
 
 def test_fewer_games_than_the_observers_min_games_go_one_by_one(monkeypatch):
     venv = BatchedEnv("frying_master_v1", BatchedEnv("frying_master_v1", 1)._observer.min_games - 1, {"players": 2})
