@@ -217,6 +217,11 @@ class OrderEnforcing(wrappers.OrderEnforcingWrapper):
             self._has_reset, self._has_updated = had_reset, had_updated
             raise
 
+    def __str__(self) -> str:
+        """The env's name, as PettingZoo's own wrapper prints its games (it drops its prefix only
+        for its exact class)."""
+        return str(self.env)
+
     def last(self, observe: bool = True):
         """PettingZoo's ``last``; once every agent has stepped out, the env's "the episode is over;
         call reset()" rather than a bare ``KeyError``."""

@@ -574,6 +574,14 @@ def test_reset_refuses_a_snapshot_of_a_finished_game_and_warns_of_an_ignored_see
 
 
 @pytest.mark.parametrize("env_id", IDS)
+def test_both_forms_print_the_envs_name_as_pettingzoos_games_do(env_id):
+    """PettingZoo's wrapper drops its prefix only for its exact class: ``str(env())`` was
+    ``OrderEnforcing<wok_star_v1>`` where PettingZoo's own games print their bare name."""
+    m = envs.get_env_module(env_id)
+    assert str(m.env()) == str(m.parallel_env()) == str(m.env().unwrapped) == env_id
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
 def test_numpy_strings_and_bools_are_options_as_numpy_ints_are(env_id):
     """``render_mode=np.str_("ansi")`` and ``np.True_`` for a bool option were refused while
     ``np.int64`` was taken; each now reads as Python's own value."""
