@@ -264,6 +264,32 @@ FAST_CASES = [("wok_star_v1", {"players": 2}), ("wok_star_v1", {"players": 4}), 
               ("frying_master_v1", {"players": 4}), ("waroong_wars_v1", {"players": 3}), ("waroong_wars_v1", {"players": 5})]
 
 
+def _side_by_side(fast, ref, seed, steps, tweak=None, infos=True):
+    """Reset two batches with ``seed`` and step them with the same seeded random legal actions
+    (``tweak(t, actions, masks)`` may change them), checking that they show the same observations,
+    masks and live seats before each step and return the same step (``infos``: infos too).
+    Returns ``(alive before the step, the first batch's step)`` per step."""
+    a, b = fast.reset(seed=seed), ref.reset(seed=seed)
+    rng = np.random.default_rng(seed)
+    out = []
+    for t in range(steps):
+        for k in range(2):
+            np.testing.assert_array_equal(a[k], b[k])
+        np.testing.assert_array_equal(fast.alive, ref.alive)
+        acts = random_legal_actions(rng, a[1])
+        if tweak is not None:
+            tweak(t, acts, a[1])
+        alive = fast.alive.copy()
+        a, b = fast.step(acts), ref.step(acts)
+        if infos:
+            _assert_same_step(a, b)
+        else:
+            for k in range(5):
+                np.testing.assert_array_equal(a[k], b[k])
+        out.append((alive, a))
+    return out
+
+
 def _assert_same_step(a, b):
     for k in range(5):
         np.testing.assert_array_equal(a[k], b[k])
@@ -329,18 +355,13 @@ def test_a_batch_large_enough_for_the_observer_gives_exactly_the_reference_paths
     real = observer.observe
     monkeypatch.setattr(observer, "observe", lambda rows, *a: calls.append(len(rows)) or real(rows, *a))
     ref._fast = False
-    a, b = fast.reset(seed=5), ref.reset(seed=5)
-    rng = np.random.default_rng(5)
-    ends = 0
-    for t in range(80):
-        for k in range(2):
-            np.testing.assert_array_equal(a[k], b[k])
-        acts = random_legal_actions(rng, a[1])
+
+    def illegal_now_and_then(t, acts, masks):
         if illegal == "noop" and t % 4 == 0:
-            acts[t % n, 0] = np.flatnonzero(a[1][t % n, 0] == 0)[0]
-        a, b = fast.step(acts), ref.step(acts)
-        _assert_same_step(a, b)
-        ends += sum("final_observation" in x for x in a[5])
+            acts[t % n, 0] = np.flatnonzero(masks[t % n, 0] == 0)[0]
+
+    steps = _side_by_side(fast, ref, 5, 80, illegal_now_and_then)
+    ends = sum("final_observation" in x for _, out in steps for x in out[5])
     assert [e.snapshot() for e in fast.envs] == [e.snapshot() for e in ref.envs]
     assert ends >= n and len(calls) >= 70 and min(calls) >= observer.min_games
 
@@ -467,17 +488,8 @@ def test_the_reference_path_observes_a_seat_that_sat_out_when_it_acts_again():
     fast = BatchedEnv("sitout", 2, env_fn=lambda: SitOutEnv(players=3))
     ref = BatchedEnv("sitout", 2, env_fn=lambda: SitOutEnv(players=3, infos="verbose"))
     assert fast._fast and not ref._fast
-    a, b = fast.reset(seed=0), ref.reset(seed=0)
-    rng = np.random.default_rng(0)
-    sat_out = 0
-    for _ in range(60):
-        for k in range(2):
-            np.testing.assert_array_equal(a[k], b[k])
-        np.testing.assert_array_equal(fast.alive, ref.alive)
-        sat_out += int((~fast.alive).sum())
-        acts = random_legal_actions(rng, a[1])
-        a, b = fast.step(acts), ref.step(acts)
-    assert sat_out > 0
+    steps = _side_by_side(fast, ref, 0, 60, infos=False)  # (verbose infos have more entries)
+    assert sum(int((~alive).sum()) for alive, _ in steps) > 0
 
 def test_fewer_games_than_the_observers_min_games_go_one_by_one(monkeypatch):
     venv = BatchedEnv("frying_master_v1", BatchedEnv("frying_master_v1", 1)._observer.min_games - 1, {"players": 2})
