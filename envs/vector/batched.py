@@ -355,8 +355,11 @@ class BatchedEnv:
         ``envs[i].reset()``, its engine changed and ``invalidate_masks()`` called): its row is read
         again from the env, so that the step checks its actions against its real masks (the fast
         path had applied them unchecked: a Waroong Wars pack count went to -1)."""
-        for i, (e, (engine, edits)) in enumerate(zip(self.envs, self._stamps)):
-            if e.engine is not engine or e.engine._edits != edits:
+        now = [(e.engine, e.engine._edits) for e in self.envs]
+        if now == self._stamps:  # (one list comparison: engines compare by identity)
+            return
+        for i, (e, was) in enumerate(zip(self.envs, self._stamps)):
+            if e.engine is not was[0] or e.engine._edits != was[1]:
                 live = list(e.agents)
                 self._write(i, {a: e.observe(a) for a in live}, live)
 
