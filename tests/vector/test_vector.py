@@ -381,7 +381,7 @@ def test_a_batch_observer_refuses_bad_rows_before_writing_anything(env_id):
     assert (obs == -7).all() and (masks == -7).all()
 
 
-@pytest.mark.parametrize("env_id,n", [("frying_master_v1", 12), ("waroong_wars_v1", 3)])
+@pytest.mark.parametrize("env_id,n", [("frying_master_v1", 12), ("waroong_wars_v1", 10)])
 def test_a_batch_with_an_observer_copies_and_pickles_mid_game_and_plays_on_alike(env_id, n):
     import copy
     import pickle
