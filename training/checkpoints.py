@@ -52,6 +52,7 @@ from pathlib import Path
 from typing import Any
 
 import envs
+from envs.core.config import differing_options
 from envs.core.errors import KitchenArenaError
 from envs.core.inputs import check_archive, loads_json, read_text_file
 
@@ -104,7 +105,9 @@ def library_versions() -> dict[str, str]:
             "stable_baselines3": stable_baselines3.__version__, "sb3_contrib": sb3_contrib.__version__}
 
 
-def _atomic_write_text(path: Path, text: str) -> None:
+def atomic_write_text(path: Path, text: str) -> None:
+    """``path`` written whole under a temporary name and renamed over the old file: a process
+    killed while writing it leaves the previous one."""
     tmp = path.with_name(path.name + ".tmp")
     tmp.write_text(text, encoding="utf-8")
     os.replace(tmp, path)
@@ -249,7 +252,7 @@ def save_checkpoint(directory: str | Path, model: Any, env_spec: EnvSpec, *, nor
     })
     if extra:
         meta.update(extra)
-    _atomic_write_text(d / SAVING_FILE, json.dumps(meta, indent=2, sort_keys=False) + "\n")
+    atomic_write_text(d / SAVING_FILE, json.dumps(meta, indent=2, sort_keys=False) + "\n")
     settle_save(d, writer=True)
     return meta
 
@@ -286,7 +289,7 @@ def update_metadata(directory: str | Path, **fields: Any) -> dict:
     meta = read_metadata(d)
     meta.update(fields)
     _check_structure(d, meta)
-    _atomic_write_text(d / METADATA_FILE, json.dumps(meta, indent=2) + "\n")
+    atomic_write_text(d / METADATA_FILE, json.dumps(meta, indent=2) + "\n")
     return meta
 
 
@@ -450,7 +453,7 @@ def check_env(meta: dict, env_spec: EnvSpec, where: str = "", strict: bool = Fal
     # options default to the old behaviour, e.g. Waroong Wars' own_picks): not a difference.
     defaults = env_spec.raw_cls().config_spec().defaults()
     trained = {**{k: defaults[k] for k in now if k in defaults}, **(meta.get("env_config") or {})}
-    diff = sorted(k for k in set(trained) | set(now) if trained.get(k) != now.get(k) and k != "illegal_action")
+    diff = [k for k in differing_options(trained, now) if k != "illegal_action"]
     diff_text = ", ".join(f"{k}={trained.get(k)!r} (trained) vs {now.get(k)!r}" for k in diff)
     if hard:
         fits = shipped_fitting(env_spec)
@@ -747,5 +750,5 @@ def write_manifest(root: str | Path, names: list[str], pending: dict[str, str] |
             "checkpoints": entries}
     if pending:
         data["pending"] = {k: pending[k] for k in sorted(pending) if k not in entries}
-    _atomic_write_text(r / MANIFEST_FILE, json.dumps(data, indent=2) + "\n")
+    atomic_write_text(r / MANIFEST_FILE, json.dumps(data, indent=2) + "\n")
     return data

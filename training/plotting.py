@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import csv
-import os
+import io
 from pathlib import Path
 from typing import Sequence
 
@@ -21,15 +21,15 @@ def read_curve(path: Path) -> list[tuple]:
 
 
 def write_curve(path: Path, rows: Sequence[tuple]) -> None:
-    """``curve.csv``, written whole under a temporary name and renamed (a run killed while writing
-    it keeps the previous one)."""
-    path = Path(path)
-    tmp = path.with_name(path.name + ".tmp")
-    with open(tmp, "w", newline="") as f:
-        w = csv.writer(f)
-        w.writerow(CURVE_HEADER)
-        w.writerows(rows)
-    os.replace(tmp, path)
+    """``curve.csv``, written atomically (:func:`training.checkpoints.atomic_write_text`: a run
+    killed while writing it keeps the previous one)."""
+    from training.checkpoints import atomic_write_text
+
+    text = io.StringIO(newline="")
+    w = csv.writer(text)
+    w.writerow(CURVE_HEADER)
+    w.writerows(rows)
+    atomic_write_text(Path(path), text.getvalue())
 
 
 def _rolling(x: np.ndarray, k: int) -> np.ndarray:

@@ -203,7 +203,8 @@ def _check_init_loads(cfg: dict, env_spec: EnvSpec) -> None:
     try:
         ck.load_checkpoint(cfg["training"]["init_from"], env_spec, device="cpu")
     except ck.CheckpointError as e:
-        raise ConfigError(f"config key training.init_from: {e}") from e
+        raise ConfigError(f"config key training.init_from: {e}; allowed: a checkpoint directory whose files load "
+                          f"(one saved by python -m training train, e.g. checkpoints/wok_star/main)") from e
 
 
 def _start_from(model: Any, cfg: dict, env_spec: EnvSpec, log: Callable[[str], None]) -> dict:

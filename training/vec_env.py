@@ -72,10 +72,10 @@ from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
 from envs.core.inputs import checked_int
-from envs.integrations.sb3 import checked_indices, checked_seed
 from envs.core.workers import (Remote, WorkerError, check_timeout, default_spin, dispatch, first_error, refuse_copy,
                                one_blas_thread, read_answer, refuse_if_unusable, shared_arrays, shared_buffers,
                                status_word, stop_workers)
+from envs.integrations.sb3 import checked_indices, checked_seed
 
 from training.copies import BridgeSettings, CopyGroup
 from training.worker import COMMANDS, SLOT_BLOCK, slot_sizes, worker_main

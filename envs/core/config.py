@@ -189,3 +189,8 @@ def engine_options(owner: str, game_options: ConfigSpec, realtime: bool, not_rul
     spec = ConfigSpec(owner, [o for o in game_options.options.values() if o.name not in skip])
     return spec + REALTIME_OPTIONS if realtime else spec
 
+
+def differing_options(a: Mapping[str, Any], b: Mapping[str, Any]) -> list[str]:
+    """The option names whose values differ between two configurations (one missing counts as
+    differing), sorted: what a refusal of a mismatched config names."""
+    return sorted(k for k in set(a) | set(b) if a.get(k, _MISSING) != b.get(k, _MISSING))

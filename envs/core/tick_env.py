@@ -45,7 +45,7 @@ import numpy as np
 from gymnasium import logger, spaces
 from pettingzoo import ParallelEnv
 
-from envs.core.config import REALTIME_OPTIONS, ConfigSpec, Option
+from envs.core.config import REALTIME_OPTIONS, ConfigSpec, Option, differing_options
 from envs.core.encoding import Encoder
 from envs.core.engine import GameEngine
 from envs.core.errors import ActionFormatError, ConfigError, SnapshotError
@@ -352,8 +352,7 @@ class TickParallelEnv(ParallelEnv):
                 f"(tick {engine.tick}, no agent left to act); reset starts an episode, so it takes a game in "
                 f"progress (restore() shows a finished one)")
         if engine.config != self.engine_config:
-            diff = sorted(k for k in set(engine.config) | set(self.engine_config)
-                          if engine.config.get(k) != self.engine_config.get(k))
+            diff = differing_options(engine.config, self.engine_config)
             raise SnapshotError(
                 f"{self.metadata['name']}: snapshot config differs from this env's in {diff}: "
                 + ", ".join(f"{k}={engine.config.get(k)!r} vs {self.engine_config.get(k)!r}" for k in diff)

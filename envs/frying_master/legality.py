@@ -31,7 +31,8 @@ from typing import TYPE_CHECKING, Iterable
 
 import numpy as np
 
-from envs.frying_master.actions import PILES
+from envs.frying_master.actions import PILES, action_index, build_action_table
+from envs.frying_master.cards import catalog
 from envs.frying_master.rules.how_to_play import can_serve
 
 if TYPE_CHECKING:
@@ -234,8 +235,7 @@ class BatchMaskPlan:
     """The mask columns of one action table for :func:`batch_masks` (from the table's own index)."""
 
     def __init__(self, S: int, serve_any_food: bool):
-        from envs.frying_master.actions import action_index, build_action_table
-        from envs.frying_master.cards import catalog
+        from envs.frying_master.engine import PHASES  # (the engine imports this module)
 
         cat = catalog()
         ix = action_index(S)
@@ -248,7 +248,7 @@ class BatchMaskPlan:
         self.capacity = cat.spatula_capacity
         self.order_size = np.array(list(cat.order_sizes) + [0])  # the last entry: no plate
         self.serve_any_food = serve_any_food
-        self.phases = ("choose", "play", "countdown")
+        self.choose, self.play, self.countdown = (PHASES.index(p) for p in ("choose", "play", "countdown"))
 
 
 def batch_masks(plan: BatchMaskPlan, phase: np.ndarray, piles: np.ndarray, chooser: np.ndarray, up: np.ndarray,
@@ -261,12 +261,10 @@ def batch_masks(plan: BatchMaskPlan, phase: np.ndarray, piles: np.ndarray, choos
     whether it holds one, the cards on it, each spatula's busy ticks and load size ``(G, n, S)``;
     the spatulas in play ``(G, S)`` and the finishers ``(G, n)``. Equal entry for entry to
     :func:`compute_masks` of each game (``tests/frying_master/test_batch.py``)."""
-    from envs.frying_master.engine import PHASES
-
     G, n = has.shape
     m = np.zeros((G, n, plan.A), dtype=np.int8)
     m[:, :, 0] = 1
-    acting = ((phase == PHASES.index("play")) | (phase == PHASES.index("countdown")))[:, None] & ~finished  # (G, n)
+    acting = ((phase == plan.play) | (phase == plan.countdown))[:, None] & ~finished  # (G, n)
     if acting.any():
         no_plate = acting & ~has
         m[:, :, plan.draw[0]] = no_plate & piles[:, None, 0]
@@ -284,7 +282,7 @@ def batch_masks(plan: BatchMaskPlan, phase: np.ndarray, piles: np.ndarray, choos
         loaded = free & (load_n > 0)
         m[:, :, plan.tip] = loaded
         m[:, :, plan.unload] = loaded & has[:, :, None]
-    choose = phase == PHASES.index("choose")
+    choose = phase == plan.choose
     if choose.any():  # (after the play masks, which leave these games' rows at noop only)
         cg = np.flatnonzero(choose)
         m[cg, chooser[cg], plan.draw[0]] = piles[cg, 0]

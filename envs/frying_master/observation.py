@@ -289,8 +289,8 @@ class BatchObserver:
     :meth:`observe` takes the engines of the games to write and the rows of the
     output arrays they go to. It keeps no state of a game between calls except
     memos of derived values keyed on the values themselves (and, per row, the
-    completed orders last scored, checked by identity and length), so any engine
-    may be given in any row at any call.
+    completed orders last scored, checked by identity, length and the engine's count of
+    outside changes), so any engine may be given in any row at any call.
     """
 
     #: The fewest games for which one call is faster than going game by game (its few dozen numpy

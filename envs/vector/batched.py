@@ -43,6 +43,7 @@ from typing import Any, Callable, Collection, Iterator, Mapping, Sequence
 import numpy as np
 
 import envs
+from envs.core.config import differing_options
 from envs.core.inputs import checked_int, shown
 from envs.core.tick_env import TickParallelEnv
 
@@ -146,7 +147,8 @@ def random_legal_actions(rng: np.random.Generator, masks: np.ndarray) -> np.ndar
 
 def _check_games(games: list) -> None:
     """The games an ``env_fn`` built: each a Kitchen Arena ParallelEnv of its own, all of one
-    configuration (seats, spaces, ``illegal_action``). The same env returned every time was
+    configuration (class, seats, spaces, and every option: one that leaves the spaces alone
+    still changes what the game's batch observer writes). The same env returned every time was
     stepped N times a batch step; games of other player counts failed later in numpy."""
     for i, e in enumerate(games):
         if not isinstance(e, TickParallelEnv):
@@ -167,7 +169,7 @@ def _check_games(games: list) -> None:
             raise ValueError(f"game {i} is not of game 0's configuration ((class, agents, observation shape, actions, "
                              f"illegal_action) {shape_of(e)} against {first}); a batch holds games of one configuration")
         if e.config != games[0].config:  # (options that leave the spaces alone: a game's observer serves one config)
-            differ = sorted(k for k in set(e.config) | set(games[0].config) if e.config.get(k) != games[0].config.get(k))
+            differ = differing_options(e.config, games[0].config)
             raise ValueError(f"game {i} is not of game 0's configuration: options {differ} differ "
                              f"({shown({k: e.config.get(k) for k in differ})} against "
                              f"{shown({k: games[0].config.get(k) for k in differ})}); a batch holds games of one "

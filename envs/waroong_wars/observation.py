@@ -47,6 +47,8 @@ import numpy as np
 
 from envs.core.encoding import BatchDoor
 from envs.waroong_wars import public
+from envs.waroong_wars.actions import action_index
+from envs.waroong_wars.legality import compute_masks
 from envs.waroong_wars.rules import scoring
 from envs.waroong_wars.rules.characters import pair_points
 from envs.waroong_wars.rules.variants import slots_for
@@ -367,15 +369,10 @@ class BatchObserver:
     min_games = 8
 
     def __init__(self, builder: ObservationBuilder, num_games: int):
-        from envs.waroong_wars.legality import compute_masks
-
         self.builder = builder
         self.num_games = num_games
-        from envs.waroong_wars.actions import action_index
-
         actions = action_index(builder.n).table.n
         self._door = BatchDoor(builder.enc.config, num_games, builder.n, builder.size, actions)
-        self._compute_masks = compute_masks
 
     def observe(self, rows, engines, obs: np.ndarray, masks: np.ndarray) -> None:
         """Write every seat's observation of ``engines[k]`` into ``obs[rows[k]]`` (float32
@@ -385,7 +382,6 @@ class BatchObserver:
         raws: list[bytes] = []
         mask_rows: list[np.ndarray] = []
         fast_rows: list[int] = []
-        compute_masks = self._compute_masks
         for row, eng in zip(rows, engines):
             try:
                 raw, scores = b._source_bytes(eng)

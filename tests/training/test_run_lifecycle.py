@@ -81,7 +81,7 @@ def test_a_save_killed_midway_leaves_one_whole_checkpoint(toy_registry, tmp_path
         def no_journal(path, text):
             raise _Stop
 
-        monkeypatch.setattr(ck, "_atomic_write_text", no_journal)
+        monkeypatch.setattr(ck, "atomic_write_text", no_journal)
     with pytest.raises(_Stop):
         ck.save_checkpoint(d, model, spec, **args)
     monkeypatch.undo()
