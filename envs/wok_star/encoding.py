@@ -22,7 +22,7 @@ from envs.core.encoding import Encoder
 from envs.core.tables import Field, ObservationLayout
 from envs.wok_star.cards import EVENT_CARD_BASE, is_event_card, load_data
 from envs.wok_star.engine import PHASES
-from envs.wok_star.observation import FramePlan
+from envs.wok_star.observation import BatchObserver, FramePlan
 
 TOP_CARDS = 3
 
@@ -132,6 +132,11 @@ class WokStarEncoder(Encoder):
     def observe_seats(self, engine, out: np.ndarray) -> None:
         """Every chef's observation into ``out`` ``(n, size)``: one gather of the shared frame."""
         self.plan.frame(engine).take(self.plan.all_gathers, out=out, mode="clip")  # (the method: numpy.take adds a Python call)
+
+    def batch_observer(self, num_games: int) -> BatchObserver:
+        """Every chef's observation and mask of many games at once
+        (:class:`~envs.wok_star.observation.BatchObserver`)."""
+        return BatchObserver(self, num_games)
 
     def global_state(self, engine) -> np.ndarray:
         """``chef_0``'s observation followed by the hidden composition and top of the Regular deck."""

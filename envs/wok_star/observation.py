@@ -32,7 +32,9 @@ import functools
 
 import numpy as np
 
+from envs.core.encoding import BatchDoor
 from envs.core.tables import ObservationLayout
+from envs.wok_star.actions import build_action_table
 from envs.wok_star.cards import EVENT_CARD_BASE, GameData
 from envs.wok_star.engine import PHASES
 
@@ -108,6 +110,10 @@ class FramePlan:
         #: ingredients each recipe uses, each once (the ``ing_demand`` count)
         self.recipe_uses = tuple(tuple(sorted(set(r.ingredients))) for r in data.recipes)
         self.prices = np.array([r.price / 31 for r in data.recipes], dtype=np.float32)
+        # per card id (customers below EVENT_CARD_BASE, then Event cards): 1 for a Coupon customer, 1 for an Event
+        width = EVENT_CARD_BASE + len(data.events)
+        self.coupon_of = tuple(1 if c < len(customers) and customers[c].coupon else 0 for c in range(width))
+        self.event_of = tuple(1 if c >= EVENT_CARD_BASE else 0 for c in range(width))
         self._templates: dict[tuple, np.ndarray] = {}
 
     # ------------------------------------------------------------------ constants
@@ -288,19 +294,24 @@ class FramePlan:
                 v[b + i] = 1
                 ready = ready and level[i] >= 1
             v[self.o_current_ready] = float(ready)
-        coupon = self.cust_coupon
-        coupons_in_deck = events_in_deck = 0
-        for c in eng.deck:
-            if c >= EVENT_CARD_BASE:
-                events_in_deck += 1
-            elif coupon[c]:
-                coupons_in_deck += 1
+        coupons_in_deck, events_in_deck = self.deck_counts(eng)
         b = self.o_deck
         v[b] = len(eng.deck) / 80
         v[b + 1] = coupons_in_deck / 24
         v[b + 2] = len(eng.coupons) / 24
         v[b + 3] = events_in_deck / 15
         v[b + 4] = len(eng.event_pile) / 15
+
+    def deck_counts(self, eng) -> tuple[int, int]:
+        """``(Coupon customers, Event cards)`` in the Regular deck: the counts the table sees (its
+        order stays hidden). Kept on the engine (``eng._keyed_cache``) with a copy of the deck they
+        were counted in, and counted again when the deck differs (one list comparison per state)."""
+        deck = eng.deck
+        entry = eng._keyed_cache.get("deck_counts")
+        if entry is None or entry[0] != deck:
+            entry = eng._keyed_cache["deck_counts"] = (deck.copy(), sum(map(self.coupon_of.__getitem__, deck)),
+                                                       sum(map(self.event_of.__getitem__, deck)))
+        return entry[1], entry[2]
 
     def _fill_progress(self, v: np.ndarray, eng, in_play: tuple[int, ...]) -> None:
         """Customers still to come per recipe, token rows, the Ingredient card waiting for a holder."""
@@ -368,3 +379,192 @@ class FramePlan:
                 v[b_late + s] = late / 20
             if used[s]:
                 v[b_used + s] = 1
+
+
+class BatchObserver:
+    """Every chef's observation and mask of many Wok Star games of one configuration at once, for
+    the batched env (:mod:`envs.vector`, from ``min_games`` games).
+
+    The frame of one game (:meth:`FramePlan.build`) writes some sixty entries one numpy item at a
+    time. Here each game gives its decision-time base frame (:meth:`FramePlan.base`, kept on the
+    engine as before) and two lists of plain ints read from its state: the numerators of every
+    per-tick count (:attr:`dense`, each with its fixed denominator) and the entry of each per-tick
+    one-hot (:attr:`hots`; ``size``, a scratch column, where the one-hot is empty). A handful of
+    numpy calls then build every game's frame: the bases stacked, the counts divided in float64 and
+    rounded once to float32 (as ``v[i] = a / b`` rounds the Python float), the one-hots set, and
+    one ``take`` gathers every chef's observation of every game. The masks are each game's
+    :meth:`~envs.wok_star.engine.WokStarEngine.all_masks` (most were computed by the tick's check
+    that no chef is stuck), joined in one call. Equal to ``observe_seats`` and ``masks_into`` of
+    each game (``tests/wok_star/test_batch.py``). It keeps nothing of a game between calls.
+    """
+
+    #: The fewest games for which one call executes fewer instructions than going game by game
+    #: (per agent-step, 2 chefs: 2 games +4.4%, 4 games -2.6%, 8 games -6.7%, 64 games -12.4%;
+    #: docs/performance.md, the fourteenth increment).
+    min_games = 4
+
+    def __init__(self, encoder, num_games: int):
+        plan = self.plan = encoder.plan
+        self.n = n = plan.n
+        self.size = size = plan.size
+        self.num_games = num_games
+        self.actions = actions = build_action_table(n).n
+        self._door = BatchDoor(encoder.config, num_games, n, size, actions)
+        data = encoder.data
+        R, I = len(data.recipes), plan.n_ing
+        self.R, self.I = R, I
+        cust = data.customers
+        # per customer: (recipe, coupon?); the recipes' ingredient rows (the last row: no customer)
+        self.cust = tuple((c.recipe, bool(c.coupon)) for c in cust)
+        needs = np.zeros((R + 1, I), dtype=np.float32)
+        for r, ings in enumerate(plan.recipe_needs):
+            needs[r, list(ings)] = 1
+        needs.setflags(write=False)
+        self.needs = needs
+        sl = plan.layout.slices
+        self.needs_at = (sl["current_needs"].start, sl["current_needs"].stop)
+        p = plan
+        dense = [p.o_cubes_passed, p.o_income, p.o_money, p.o_timers, p.o_timers + 1, p.o_late, p.o_washes_left,
+                 p.o_first_served, p.o_hustle, p.o_hustle_supply, p.o_passes] + [p.o_deck + k for k in range(5)] \
+            + [p.o_current_coupon, p.o_current_income, p.o_current_ready] \
+            + [p.o_regular_left + r for r in range(R)] + [p.o_coupon_unseen + r for r in range(R)] \
+            + [p.o_ing_level + i for i in range(I)]
+        for h in range(n):  # engine.area_rows(): per chef 6 own counts then 6 taken, per pip
+            dense += [p.o_dice_own + h * 6 + k for k in range(6)] + [p.o_dice_taken + h * 6 + k for k in range(6)]
+        for name in ("dirty", "pool", "cubes", "on_time", "late_served", "power_used"):
+            dense += [sl[name].start + s for s in range(n)]
+        self.dense = np.array(dense, dtype=np.intp)
+        if len(set(dense)) != len(dense):
+            raise AssertionError("the batch observer's dense entries overlap")
+        self._dens: dict[tuple, np.ndarray] = {}
+        #: the one-hots' fields, in the order of each game's record
+        self.hot_starts = np.array([p.o_phase, p.o_day, p.o_decider, p.o_my_decision, p.o_current_kind,
+                                    p.o_current_event, p.o_current_recipe, p.o_current_holder, p.o_pending_card],
+                                   dtype=np.intp)
+        self._start_counts: dict[tuple, list[int]] = {}  # recipes in play -> regular_left, coupon_unseen at the day's start
+        self._dice_slices = tuple((5 * s, 5 * s + 5) for s in range(n))  # chef s owns dice 5s .. 5s+4
+
+    def _denominators(self, eng) -> np.ndarray:
+        """float64[len(dense)]: each dense entry's divisor (fixed by the configuration)."""
+        comp = eng.data.components
+        key = (comp["goal_cubes"], eng.T, eng.P, comp["washes_per_day"], eng.top)
+        d = self._dens.get(key)
+        if d is None:
+            goal_cubes, T, P, washes, top = key
+            n, R, I = self.n, self.R, self.I
+            d = np.array([goal_cubes, 100, 100, T, T, P, washes, 1, 25, 25, n, 80, 24, 24, 15, 15, 1, 10, 1]
+                         + [3] * R + [2] * R + [top] * I + [5] * (12 * n) + [5] * n + [5] * n + [15] * n
+                         + [20] * n + [20] * n + [1] * n, dtype=np.float64)
+            d.setflags(write=False)
+            self._dens[key] = d
+        return d
+
+    def observe(self, rows, engines, obs: np.ndarray, masks: np.ndarray) -> None:
+        """Write every chef's observation of ``engines[k]`` into ``obs[rows[k]]`` (float32
+        ``(players, size)``) and its masks into ``masks[rows[k]]`` (int8 ``(players, A)``)."""
+        self._door.check(rows, engines, obs, masks)
+        if not len(rows):
+            return
+        p = self.plan
+        R, E = self.R, EVENT_CARD_BASE
+        cust, cust_income, recipe_needs, deck_counts = self.cust, p.cust_income, p.recipe_needs, p.deck_counts
+        start_counts, dice_slices = self._start_counts, self._dice_slices
+        washes = engines[0].data.components["washes_per_day"]
+        flat: list[int] = []  # per game: the dense numerators, the one-hots' offsets (255: none), the recipe ordered
+        bases, mask_rows = [], []
+        events_g, events_c = [], []  # the Events of the day: (game, entry)
+        o_events_today = p.o_events_today
+        for g, eng in enumerate(engines):
+            base, in_play = p.base(eng)
+            bases.append(base)
+            phase, day, turn, cur = eng.phase, eng.day, eng.turn, eng.current
+            # customers of each recipe still to come (regular) and not yet seen (coupon) today
+            counts = start_counts.get(in_play)
+            if counts is None:
+                counts = start_counts[in_play] = [3 if r in in_play else 0 for r in range(R)] \
+                    + [2 if r in in_play else 0 for r in range(R)]
+            left = counts.copy()
+            on_time, late = [], []
+            for chef in eng.served:
+                k = 0
+                for c, lt in chef:
+                    r, coupon = cust[c]
+                    left[r + R if coupon else r] -= 1
+                    if lt:
+                        k += 1
+                on_time.append(len(chef) - k)
+                late.append(k)
+            if cur < 0:
+                head, hot, need = (0, 0, 0), (0, 255, 255, 255), R
+            elif cur >= E:
+                head, hot, need = (0, 0, 0), (2, cur - E, 255, 255), R
+            else:
+                r, coupon = cust[cur]
+                left[r + R if coupon else r] -= 1
+                holder = eng.recipe_holder[r]
+                level = eng.ing_level
+                ready = 1
+                for i in recipe_needs[r]:
+                    if level[i] < 1:
+                        ready = 0
+                        break
+                head, hot, need = (coupon, cust_income[cur], ready), (1, 255, r, holder if holder >= 0 else 255), r
+            if phase in BETWEEN_DAYS:
+                left[:R] = counts[:R]
+            t0, t1 = eng.timers
+            if t1 < t0:
+                t0, t1 = t1, t0
+            income = eng.income
+            coupons_in_deck, events_in_deck = deck_counts(eng)
+            flat += (eng.cubes_passed, income if income > 0 else 0, eng.money, t0, t1, eng.late_ticks,
+                     washes - eng.washes, eng.first_served, eng.hustle, eng.hustle_supply, eng.passes, len(eng.deck),
+                     coupons_in_deck, len(eng.coupons), events_in_deck, len(eng.event_pile), *head)
+            flat += left
+            flat += eng.ing_level
+            for have in eng.area_rows():
+                flat += have
+            die_pip = eng.die_pip
+            flat += [die_pip[a:b].count(0) for a, b in dice_slices]
+            flat += eng.pool
+            flat += eng.cubes
+            flat += on_time
+            flat += late
+            flat += map(bool, eng.power_used)
+            pending = eng.pending
+            flat += (PHASE_INDEX[phase], day - 1 if day >= 1 else 255, turn if turn >= 0 else 255,
+                     0 if turn == 0 else 255, *hot, pending[0] if pending else 255, need)
+            for e in eng.events_today:
+                events_g.append(g)
+                events_c.append(o_events_today + e)
+            if eng.done:  # (noop only; the batched env gives none)
+                m = np.zeros((self.n, self.actions), dtype=np.int8)
+                eng.masks_into(m)
+                mask_rows.append(m)
+            else:
+                mask_rows.append(eng.all_masks())
+        G = len(bases)
+        try:  # every value in 0..255 (the usual case): one byte each
+            rec = np.frombuffer(bytes(flat), dtype=np.uint8)
+        except ValueError:  # a negative count, or money above 255
+            rec = np.array(flat, dtype=np.int64)
+        rec = rec.reshape(G, -1)
+        D, size = len(self.dense), self.size
+        frames = np.empty((G, size + 1), dtype=np.float32)  # the last column: where empty one-hots go
+        frames[:, :size] = bases
+        frames[:, self.dense] = rec[:, :D] / self._denominators(engines[0])
+        hot = rec[:, D:-1]
+        at = hot + self.hot_starts
+        at[hot == 255] = size
+        frames[np.arange(G)[:, None], at] = 1
+        a, b = self.needs_at
+        frames[:, a:b] = self.needs[rec[:, -1]]
+        if events_g:
+            frames[events_g, events_c] = 1
+        stacked = np.concatenate(mask_rows).reshape(G, self.n, -1)
+        if G == len(obs) and list(rows) == list(range(G)):
+            frames.take(p.all_gathers, axis=1, out=obs, mode="clip")  # (clip: "raise" buffers the output)
+            masks[...] = stacked
+        else:
+            rows = np.asarray(rows, dtype=np.intp)
+            obs[rows] = frames.take(p.all_gathers, axis=1)  # (the take, then one copy: faster than frames[:, gathers])
+            masks[rows] = stacked

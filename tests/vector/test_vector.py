@@ -336,7 +336,9 @@ def test_fast_path_gives_exactly_the_reference_paths_arrays(env_id, kwargs, ille
 OBSERVED_CASES = [("frying_master_v1", {"players": 2}), ("frying_master_v1", {"players": 3, "mode": "preorder"}),
                   ("frying_master_v1", {"players": 4, "teppanyaki": True, "serve_rule": "any_food"}),
                   ("waroong_wars_v1", {"players": 3, "own_picks": True}),
-                  ("waroong_wars_v1", {"players": 5, "character_mode": True, "constraint_mode": True})]
+                  ("waroong_wars_v1", {"players": 5, "character_mode": True, "constraint_mode": True}),
+                  ("wok_star_v1", {"players": 2}),
+                  ("wok_star_v1", {"players": 4, "events": True, "powers": True, "difficulty": "extra_spicy"})]
 
 
 @pytest.mark.parametrize("illegal", ["raise", "noop"])
@@ -366,14 +368,14 @@ def test_a_batch_large_enough_for_the_observer_gives_exactly_the_reference_paths
     assert ends >= n and len(calls) >= 70 and min(calls) >= observer.min_games
 
 
-@pytest.mark.parametrize("env_id", ["frying_master_v1", "waroong_wars_v1"])
+@pytest.mark.parametrize("env_id", ["frying_master_v1", "waroong_wars_v1", "wok_star_v1"])
 def test_a_batch_observer_refuses_bad_rows_before_writing_anything(env_id):
     env = envs.get_env_module(env_id).parallel_env()
     env.reset(seed=0)
     observer = env.encoder.batch_observer(2)
     eng = env.engine
     obs = np.full((2, len(eng.agents), env.encoder.layout.size), -7, dtype=np.float32)
-    masks = np.full((2, len(eng.agents), eng.n_actions), -7, dtype=np.int8)
+    masks = np.full((2, len(eng.agents), env.action_space(env.agents[0]).n), -7, dtype=np.int8)
     for rows, engines, says in (([0, 1], [eng], "got 2 rows for 1 engines"), ([2], [eng], r"distinct rows in 0\.\.1"),
                                 ([-1], [eng], "distinct rows"), ([1, 1], [eng, eng], "distinct rows")):
         with pytest.raises(ValueError, match=says):
@@ -381,7 +383,7 @@ def test_a_batch_observer_refuses_bad_rows_before_writing_anything(env_id):
     assert (obs == -7).all() and (masks == -7).all()
 
 
-@pytest.mark.parametrize("env_id,n", [("frying_master_v1", 12), ("waroong_wars_v1", 10)])
+@pytest.mark.parametrize("env_id,n", [("frying_master_v1", 12), ("waroong_wars_v1", 10), ("wok_star_v1", 6)])
 def test_a_batch_with_an_observer_copies_and_pickles_mid_game_and_plays_on_alike(env_id, n):
     import copy
     import pickle

@@ -1,0 +1,165 @@
+"""The batch observer (``observation.BatchObserver``) writes exactly what the per-game path writes.
+
+Every rule variant (players x difficulty x Events x Player Powers) and both setups, a few games
+each played by heuristic chefs with a random legal move now and then, through setup, open days,
+washes, Next Day Prep and the game's end: at every tick the batch's observation and mask of every
+chef equal ``encoder.observe`` and ``engine.action_mask`` of that chef, float32 bytes and int8
+entries. Also rows in another order and a subset, states set outside ``step`` (then
+``invalidate_masks()``), values that do not fit a byte, and a game that is over.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from envs import wok_star_v1
+from envs.wok_star.cards import EVENT_CARD_BASE
+from envs.wok_star.encoding import WokStarEncoder
+from envs.wok_star.engine import WokStarEngine
+from envs.wok_star.options import variant_combinations
+from tests.wok_star.helpers import config, open_table
+
+POLICY = wok_star_v1.HeuristicPolicy()
+
+
+def _reference(encoder, engines):
+    obs = np.stack([np.stack([encoder.observe(e, a) for a in e.agents]) for e in engines])
+    masks = np.stack([np.stack([e.action_mask(a) for a in e.agents]) for e in engines])
+    return obs, masks
+
+
+def _batch(observer, encoder, engines, rows=None, size=None):
+    rows = list(range(len(engines))) if rows is None else rows
+    size = len(engines) if size is None else size
+    n = len(engines[0].agents)
+    obs = np.full((size, n, encoder.layout.size), -7, dtype=np.float32)
+    masks = np.full((size, n, engines[0].actions.n), -7, dtype=np.int8)
+    observer.observe(rows, engines, obs, masks)
+    return obs, masks
+
+
+def _check(observer, encoder, engines):
+    """The batch's arrays of ``engines`` equal each game's, float32 bytes and int8 entries."""
+    obs, masks = _batch(observer, encoder, engines)
+    ref_obs, ref_masks = _reference(encoder, engines)
+    np.testing.assert_array_equal(obs, ref_obs)
+    assert obs.tobytes() == ref_obs.tobytes()
+    np.testing.assert_array_equal(masks, ref_masks)
+    return obs, masks
+
+
+def _games(games, seed, **kw):
+    cfg = config(**kw)
+    encoder = WokStarEncoder(cfg)
+    engines = [WokStarEngine.new(cfg, seed * 100 + k) for k in range(games)]
+    return encoder, encoder.batch_observer(games), engines, np.random.default_rng(seed)
+
+
+def _step(engines, rng, random_share=0.2):
+    """One tick of every game not over: the heuristic's moves, a random legal one now and then."""
+    for e in engines:
+        if e.done:
+            continue
+        joint = {}
+        for a in e.live_agents():
+            mask = e.action_mask(a)
+            if rng.random() < random_share:
+                joint[a] = int(rng.choice(np.flatnonzero(mask)))
+            else:
+                joint[a] = int(POLICY.act({"observation": None, "action_mask": mask}, a, _EngineEnv(e)))
+        e.step(joint)
+
+
+class _EngineEnv:
+    """What the heuristic policy reads of an env: its engine."""
+
+    def __init__(self, engine):
+        self.unwrapped = self
+        self.engine = engine
+
+
+@pytest.mark.parametrize("setup", ["auto", "team"])
+@pytest.mark.parametrize("kw", variant_combinations(), ids=lambda kw: "-".join(str(v) for v in kw.values()))
+def test_the_batch_writes_every_chefs_observation_and_mask_of_every_variant(kw, setup):
+    encoder, observer, engines, rng = _games(3, len(str(kw)) + len(setup), setup=setup, **kw)
+    phases, events_seen, customers = set(), False, 0
+    for _ in range(160):
+        phases.update(e.phase for e in engines)
+        events_seen |= any(e.events_today for e in engines)
+        customers += sum(0 <= e.current < EVENT_CARD_BASE for e in engines)
+        _check(observer, encoder, engines)
+        _step(engines, rng)
+    assert {"open", "wash"} <= phases and customers > 0
+    if kw["events"]:
+        assert events_seen or any(e.events_gone for e in engines)
+
+
+def test_whole_games_to_their_end_and_the_rows_in_any_order():
+    encoder, observer, engines, rng = _games(5, 3, players=3, events=True, powers=True, setup="auto")
+    phases = set()
+    for t in range(3000):
+        phases.update(e.phase for e in engines)
+        obs, masks = _check(observer, encoder, engines)
+        if t % 7 == 0:  # rows in another order, a subset, in a larger array
+            rows = [4, 0, 3]
+            sub_obs, sub_masks = _batch(observer, encoder, [engines[4], engines[1], engines[2]], rows, size=6)
+            for row, k in zip(rows, (4, 1, 2)):
+                assert sub_obs[row].tobytes() == obs[k].tobytes()
+                np.testing.assert_array_equal(sub_masks[row], masks[k])
+            assert (sub_obs[[1, 2, 5]] == -7).all() and (sub_masks[[1, 2, 5]] == -7).all()
+        if all(e.done for e in engines):
+            break
+        _step(engines, rng, random_share=0.05)
+    assert all(e.done for e in engines)  # a finished game: noop only, its last observation
+    assert {"prep", "open", "wash", "over"} <= phases
+
+
+def test_states_set_outside_step_reach_the_batch():
+    """The batch keeps nothing of a game between calls: every change made outside ``step`` then
+    ``invalidate_masks()`` is in its next arrays."""
+    env = wok_star_v1.parallel_env(players=3, events=True, powers=True, setup="auto")
+    env.reset(seed=4)
+    eng = env.unwrapped.engine
+    observer = env.encoder.batch_observer(2)
+    other = WokStarEngine.new(eng.config, 9)
+    open_table(eng, dice={0: [3, 5], 2: [6]}, timers=(7, 12))
+    held = next(r for r, h in enumerate(eng.recipe_holder) if h >= 0)
+    free_recipe = next(r for r, h in enumerate(eng.recipe_holder) if h == -1)
+    changes = [
+        lambda: eng.die_pip.__setitem__(10, 2),
+        lambda: eng.die_holder.__setitem__(10, 1),
+        lambda: setattr(eng, "timers", [1, 2]),
+        lambda: eng.cubes.__setitem__(2, eng.cubes[2] + 3),
+        lambda: eng.served[0].append([5 * held, 1]),
+        lambda: eng.served[1].append([5 * held + 3, 0]),  # a Coupon customer
+        lambda: setattr(eng, "current", 5 * held + 1),
+        lambda: setattr(eng, "current", EVENT_CARD_BASE + 3),
+        lambda: eng.events_today.append(2),
+        lambda: setattr(eng, "hustle", eng.hustle + 2),
+        lambda: eng.power_used.__setitem__(0, not eng.power_used[0]),
+        lambda: setattr(eng, "deck", eng.deck[:-4]),
+        lambda: eng.deck.insert(0, EVENT_CARD_BASE + 5),
+        lambda: setattr(eng, "income", eng.income + 9),
+        lambda: eng.recipe_holder.__setitem__(free_recipe, 2),
+        lambda: setattr(eng, "money", 300),  # above a byte: the general path
+        lambda: setattr(eng, "hustle", 30),  # the supply below zero
+        lambda: eng.served[2].append([5 * free_recipe, 0]),
+    ]
+    before = None
+    for mutate in changes:
+        mutate()
+        eng.invalidate_masks()
+        obs, _ = _check(observer, env.encoder, [other, eng])
+        assert before is None or not np.array_equal(before, obs[1])
+        before = obs[1]
+
+
+def test_a_batch_observer_of_wok_star_refuses_engines_of_another_configuration():
+    observer = wok_star_v1.parallel_env(players=2).encoder.batch_observer(2)
+    other = WokStarEngine.new(config(players=2, difficulty="medium"), 0)
+    obs = np.zeros((2, 2, observer.size), np.float32)
+    masks = np.zeros((2, 2, observer.actions), np.int8)
+    with pytest.raises(ValueError, match="an engine of configuration .* given to the batch observer of"):
+        observer.observe([0], [other], obs, masks)
+    assert not obs.any() and not masks.any()
