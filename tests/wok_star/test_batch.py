@@ -145,6 +145,7 @@ def test_states_set_outside_step_reach_the_batch():
         lambda: setattr(eng, "money", 300),  # above a byte: the general path
         lambda: setattr(eng, "hustle", 30),  # the supply below zero
         lambda: eng.served[2].append([5 * free_recipe, 0]),
+        lambda: setattr(eng, "phase", "over"),  # between days every Regular customer counts as to come
     ]
     before = None
     for mutate in changes:
