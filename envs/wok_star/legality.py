@@ -203,6 +203,82 @@ def compute_masks(eng) -> np.ndarray:
     return masks
 
 
+def batch_masks(engines) -> np.ndarray:
+    """``int8[K, n, A]``: :func:`compute_masks` of each of ``engines`` (one player count, every one in
+    a kitchen phase), with the per-game work cut to the memoised tables' lookups and a handful of
+    numpy calls over the batch: the ``prepare`` blocks stacked, the ``take``..``rotate`` blocks one
+    gather from every game's area flags, the service entries set by index lists. Player Powers
+    (:func:`power_mask`) go game by game. Equal to :func:`compute_masks` of each engine
+    (``tests/wok_star/test_batch.py``)."""
+    K = len(engines)
+    e0 = engines[0]
+    n = e0.n
+    g = e0._groups
+    prep, take0, rot1, moves = g["prepare"], g["take"].start, g["rotate"].stop, g["move_cubes"]
+    serve, wash, close, finish = g["serve"].start, g["wash"].start, g["close"].start, g["finish_wash"].start
+    washes = e0.data.components["washes_per_day"]
+    out = np.zeros((K, n, e0.actions.n), dtype=np.int8)
+    out[:, :, 0] = 1  # noop legal for everyone
+    blocks, flags, gathers = [], [], []
+    cube_games, cube_blocks = [], []
+    one_g, one_s, one_c = [], [], []  # entries of one chef
+    all_g, all_c = [], []  # entries of every chef
+    for k, eng in enumerate(engines):
+        rows = eng.area_rows()
+        for have, unlocked in zip(rows, seat_unlocked(eng)):
+            blocks.append(prepare_row(have, unlocked))
+        hustle = eng.hustle
+        shared = (GATE_HUSTLE_GAIN if eng.hustle_supply > 0 else 0) | (GATE_ROTATE if hustle > 0 else 0)
+        gathers.append(dice_gathers(n, tuple([shared | GATE_TAKE if c > 0 else shared for c in eng.cubes])))
+        flags += [area_flags(have) for have in rows]
+        flags.append(b"\0")
+        if hustle > 0:
+            cube_games.append(k)
+            cube_blocks.append(cube_moves_all(tuple(eng.cubes)))
+        phase = eng.phase
+        if phase == "open":
+            cu = eng.current_customer()
+            if cu is not None:
+                holder = eng.recipe_holder[cu.recipe]
+                if holder >= 0 and can_cook(eng, cu.recipe):
+                    one_g.append(k)
+                    one_s.append(holder)
+                    one_c.append(serve)
+                    if eng.first_served and timers.distinct(eng.timers):
+                        one_g.append(k)
+                        one_s.append(holder)
+                        one_c.append(serve + 1)
+            if eng.washes < washes and 0 in eng.die_pip:  # dirty_dice() > 0
+                all_g.append(k)
+                all_c.append(wash)
+            all_g.append(k)
+            all_c.append(close)
+        elif phase == "wash":
+            all_g.append(k)
+            all_c.append(finish)
+            if timers.distinct(eng.timers):
+                all_g.append(k)
+                all_c.append(finish + 1)
+        elif phase != "closed":
+            raise ValueError(f"batch_masks takes engines in a kitchen phase {KITCHEN_PHASES}; got phase {phase!r}")
+    out[:, :, prep.start: prep.stop] = np.concatenate(blocks).reshape(K, n, -1)
+    # every game's area flags and a trailing False (12 n + 1 entries each); its gather shifted to its own
+    positive = np.frombuffer(b"".join(flags), dtype=bool)
+    at = np.array(gathers) + (np.arange(K) * (12 * n + 1))[:, None, None]
+    out[:, :, take0: rot1] = positive[at]
+    if cube_games:
+        out[cube_games, :, moves.start: moves.stop] = np.array(cube_blocks)
+    if one_g:
+        out[one_g, one_s, one_c] = 1
+    if all_g:
+        out[all_g, :, all_c] = 1
+    if e0.config["powers"]:
+        for k, eng in enumerate(engines):
+            for seat in range(n):
+                power_mask(eng, seat, out[k, seat])
+    return out
+
+
 def seat_unlocked(eng) -> tuple[tuple[int, ...], ...]:
     """Per chef, ``ing_unlocked`` of the Ingredient cards it holds and 0 for the others (the key of
     its ``prepare`` block, :func:`prepare_row`). Kept in ``_keyed_cache`` with the holders

@@ -37,6 +37,7 @@ from envs.core.tables import ObservationLayout
 from envs.wok_star.actions import build_action_table
 from envs.wok_star.cards import EVENT_CARD_BASE, GameData
 from envs.wok_star.engine import PHASES
+from envs.wok_star.legality import KITCHEN_PHASES, batch_masks
 
 DIFFICULTY_ORDER = ("mild", "medium", "extra_spicy")
 PHASE_INDEX = {p: i for i, p in enumerate(PHASES)}
@@ -472,6 +473,7 @@ class BatchObserver:
         washes = engines[0].data.components["washes_per_day"]
         flat: list[int] = []  # per game: the dense numerators, the one-hots' offsets (255: none), the recipe ordered
         bases, mask_rows = [], []
+        pending_masks: list[int] = []  # games whose masks are computed in one batch
         events_g, events_c = [], []  # the Events of the day: (game, entry)
         o_events_today = p.o_events_today
         for g, eng in enumerate(engines):
@@ -536,12 +538,21 @@ class BatchObserver:
             for e in eng.events_today:
                 events_g.append(g)
                 events_c.append(o_events_today + e)
-            if eng.done:  # (noop only; the batched env gives none)
-                m = np.zeros((self.n, self.actions), dtype=np.int8)
-                eng.masks_into(m)
-                mask_rows.append(m)
-            else:
-                mask_rows.append(eng.all_masks())
+            m = eng._cache.get("masks")  # (most computed by the tick's check that no chef is stuck)
+            if m is None:
+                if eng.done:  # (noop only; the batched env gives none)
+                    m = np.zeros((self.n, self.actions), dtype=np.int8)
+                    eng.masks_into(m)
+                elif phase in KITCHEN_PHASES:  # computed with the batch's others, below
+                    pending_masks.append(g)
+                else:
+                    m = eng.all_masks()
+            mask_rows.append(m)
+        if pending_masks:
+            batch = batch_masks([engines[g] for g in pending_masks])
+            batch.setflags(write=False)
+            for g, m in zip(pending_masks, batch):
+                mask_rows[g] = engines[g]._cache["masks"] = m  # (the engine's cache, as all_masks() keeps it)
         G = len(bases)
         try:  # every value in 0..255 (the usual case): one byte each
             rec = np.frombuffer(bytes(flat), dtype=np.uint8)
@@ -560,11 +571,10 @@ class BatchObserver:
         frames[:, a:b] = self.needs[rec[:, -1]]
         if events_g:
             frames[events_g, events_c] = 1
-        stacked = np.concatenate(mask_rows).reshape(G, self.n, -1)
-        if G == len(obs) and list(rows) == list(range(G)):
+        if G == len(obs) and list(rows) == list(range(G)) and masks.flags.c_contiguous:
             frames.take(p.all_gathers, axis=1, out=obs, mode="clip")  # (clip: "raise" buffers the output)
-            masks[...] = stacked
+            np.concatenate(mask_rows, out=masks.reshape(G * self.n, -1))  # (a view: the array is contiguous)
         else:
             rows = np.asarray(rows, dtype=np.intp)
             obs[rows] = frames.take(p.all_gathers, axis=1)  # (the take, then one copy: faster than frames[:, gathers])
-            masks[rows] = stacked
+            masks[rows] = np.concatenate(mask_rows).reshape(G, self.n, -1)

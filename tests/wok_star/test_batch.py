@@ -17,6 +17,7 @@ from envs import wok_star_v1
 from envs.wok_star.cards import EVENT_CARD_BASE
 from envs.wok_star.encoding import WokStarEncoder
 from envs.wok_star.engine import WokStarEngine
+from envs.wok_star.legality import KITCHEN_PHASES, batch_masks, compute_masks
 from envs.wok_star.options import variant_combinations
 from tests.wok_star.helpers import config, open_table
 
@@ -89,6 +90,11 @@ def test_the_batch_writes_every_chefs_observation_and_mask_of_every_variant(kw, 
         events_seen |= any(e.events_today for e in engines)
         customers += sum(0 <= e.current < EVENT_CARD_BASE for e in engines)
         _check(observer, encoder, engines)
+        kitchen = [e for e in engines if e.phase in KITCHEN_PHASES]
+        if kitchen:  # the masks of many games at once, each equal to its own
+            batch = batch_masks(kitchen)
+            for e, m in zip(kitchen, batch):
+                assert m.tobytes() == compute_masks(e).tobytes()
         _step(engines, rng)
     assert {"open", "wash"} <= phases and customers > 0
     if kw["events"]:
@@ -164,3 +170,57 @@ def test_a_batch_observer_of_wok_star_refuses_engines_of_another_configuration()
     with pytest.raises(ValueError, match="an engine of configuration .* given to the batch observer of"):
         observer.observe([0], [other], obs, masks)
     assert not obs.any() and not masks.any()
+
+
+def test_batch_masks_takes_kitchen_phases_only():
+    eng = WokStarEngine.new(config(players=2, setup="team"), 0)
+    assert eng.phase not in KITCHEN_PHASES
+    with pytest.raises(ValueError, match=r"batch_masks takes engines in a kitchen phase .*; got phase"):
+        batch_masks([eng])
+
+
+def _stuck_by_the_masks(eng) -> bool:
+    masks = compute_masks(eng)
+    return bool(np.count_nonzero(masks) > np.count_nonzero(masks[:, eng._waiting_columns]))
+
+
+@pytest.mark.parametrize("players", [2, 4])
+def test_the_stuck_check_without_the_masks_agrees_with_the_masks(players):
+    """``anyone_productive`` answers from wash and serve alone when either is legal (the masks are
+    then left to whoever reads them): the same answer as counting the masks, at every open tick
+    of seeded games, and it leaves no masks computed behind when it answered so."""
+    _, _, engines, rng = _games(8, players, players=players, powers=True)
+    shortcuts = answers = 0
+    for _ in range(400):
+        for e in engines:
+            if e.phase == "open" and not e.done:
+                probe = e.clone()
+                answer = probe.anyone_productive()
+                assert answer == _stuck_by_the_masks(e)
+                shortcuts += "masks" not in probe._cache
+                answers += 1
+        _step(engines, rng, random_share=0.5)
+    assert answers > 200 and 0 < shortcuts < answers, (answers, shortcuts)
+
+
+def test_the_first_action_of_a_tick_is_checked_against_every_chefs_cached_masks():
+    """The batched env steps engines without ``validate`` (it checked the batch against its masks):
+    ``conflict`` then reads the first action's entry from every chef's cached masks (``all_masks``)
+    rather than checking the rules again; later actions of the tick are checked by the rules."""
+    eng = WokStarEngine.new(config(players=3, setup="auto"), 0)
+    open_table(eng, dice={0: [1, 2], 1: [3, 4], 2: [5]})
+    eng.cubes = [1, 1, 1]
+    eng.invalidate_masks()
+    t = eng.actions
+    joint = {"chef_0": t.index("take", chef=2, pip=5), "chef_1": t.index("take", chef=1, pip=5), "chef_2": 0}
+    for k in range(6):
+        e = eng.clone()
+        e.rng = np.random.default_rng(k)
+        e.all_masks()
+        assert not e._mask_cache  # no row cache: the batched env's path
+        checked = []
+        real = e.check
+        e.check = lambda seat, name, params: checked.append(seat) or real(seat, name, params)
+        res = e.step_validated(joint)
+        assert len(res.blocked) == 1 and "pre-empted" in next(iter(res.blocked.values()))
+        assert checked == [e.seat[next(iter(res.blocked))]]  # the first action was read from the masks
