@@ -400,9 +400,9 @@ class BatchObserver:
     """
 
     #: The fewest games for which one call executes fewer instructions than going game by game
-    #: (per agent-step, 2 chefs: 2 games +4.4%, 4 games -2.6%, 8 games -6.7%, 64 games -12.4%;
-    #: docs/performance.md, the fourteenth increment).
-    min_games = 4
+    #: (per agent-step, 2 chefs: 2 games +10%, 4 games level, 6 games -5.5%, 8 games -8.7%,
+    #: 64 games -15%; docs/performance.md, the fourteenth increment).
+    min_games = 6
 
     def __init__(self, encoder, num_games: int):
         plan = self.plan = encoder.plan
