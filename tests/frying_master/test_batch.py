@@ -20,26 +20,11 @@ from envs.frying_master.encoding import FryingMasterEncoder
 from envs.frying_master.engine import FryingMasterEngine
 from envs.frying_master.heuristic import decide
 from envs.frying_master.options import MODE_CHOICES, PLAYER_COUNTS, SERVE_RULES
+from tests.core.batch_checks import batch_arrays, check_batch, reference_arrays
 from tests.frying_master.helpers import F, counts, engine_config
 
 ALL_CONFIGS = [dict(players=p, mode=m, teppanyaki=t, serve_rule=s, round_ticks=20)
                for p, m, t, s in itertools.product(PLAYER_COUNTS, MODE_CHOICES, (False, True), SERVE_RULES)]
-
-
-def _reference(encoder, engines):
-    obs = np.stack([np.stack([encoder.observe(e, a) for a in e.agents]) for e in engines])
-    masks = np.stack([np.stack([e.action_mask(a) for a in e.agents]) for e in engines])
-    return obs, masks
-
-
-def _batch(observer, encoder, engines, rows=None, size=None):
-    rows = list(range(len(engines))) if rows is None else rows
-    size = len(engines) if size is None else size
-    n = len(engines[0].agents)
-    obs = np.full((size, n, encoder.layout.size), -7, dtype=np.float32)
-    masks = np.full((size, n, engines[0].n_actions), -7, dtype=np.int8)
-    observer.observe(rows, engines, obs, masks)
-    return obs, masks
 
 
 def _games(games, rng_seed, seeds=None, **kw):
@@ -48,16 +33,6 @@ def _games(games, rng_seed, seeds=None, **kw):
     encoder = FryingMasterEncoder(config)
     engines = [FryingMasterEngine.new(config, seed=s) for s in (seeds or range(games))]
     return encoder, encoder.batch_observer(games), engines, np.random.default_rng(rng_seed)
-
-
-def _check(observer, encoder, engines):
-    """The batch's arrays of ``engines`` equal each game's, float32 bytes and int8 entries."""
-    obs, masks = _batch(observer, encoder, engines)
-    ref_obs, ref_masks = _reference(encoder, engines)
-    np.testing.assert_array_equal(obs, ref_obs)
-    assert obs.tobytes() == ref_obs.tobytes()
-    np.testing.assert_array_equal(masks, ref_masks)
-    return obs, masks
 
 
 def _step_random(engines, rng, chefs=False):
@@ -75,7 +50,7 @@ def test_the_batch_writes_every_seats_observation_and_mask_of_every_configuratio
     phases = set()
     for _ in range(120):
         phases.update(e.phase for e in engines)
-        _check(observer, encoder, engines)
+        check_batch(observer, encoder, engines)
         _step_random(engines, rng)
     assert {"choose", "play"} <= phases
 
@@ -87,10 +62,10 @@ def test_the_batch_follows_rounds_countdowns_and_the_end_of_the_match():
     while not all(e.done for e in engines):
         phases.update(e.phase for e in engines)
         rounds.update(e.round_no for e in engines)
-        _check(observer, encoder, engines)
+        check_batch(observer, encoder, engines)
         _step_random(engines, rng, chefs=True)
     phases.update(e.phase for e in engines)
-    obs, masks = _check(observer, encoder, engines)  # every game over: only noop
+    obs, masks = check_batch(observer, encoder, engines)  # every game over: only noop
     assert (masks[:, :, 0] == 1).all() and masks[:, :, 1:].sum() == 0
     assert {"choose", "play", "countdown", "over"} <= phases and max(rounds) >= 2
 
@@ -100,8 +75,8 @@ def test_rows_in_any_order_a_subset_and_engines_that_change_rows():
     for t in range(150):
         _step_random(engines, rng)
         order = list(rng.permutation(5))[: 1 + t % 5]  # a subset, shuffled: the other rows stay untouched
-        obs, masks = _batch(observer, encoder, [engines[k] for k in order], rows=order if t % 2 else None, size=5)
-        ref_obs, ref_masks = _reference(encoder, [engines[k] for k in order])
+        obs, masks = batch_arrays(observer, encoder, [engines[k] for k in order], rows=order if t % 2 else None, size=5)
+        ref_obs, ref_masks = reference_arrays(encoder, [engines[k] for k in order])
         at = order if t % 2 else list(range(len(order)))
         np.testing.assert_array_equal(obs[at], ref_obs)
         np.testing.assert_array_equal(masks[at], ref_masks)
@@ -119,7 +94,7 @@ def test_a_state_set_outside_step_is_read_as_it_is():
     snap = eng.to_dict()
 
     def check(e):
-        return _check(observer, encoder, [e])[0]
+        return check_batch(observer, encoder, [e])[0]
 
     before = check(eng)
     a = eng.agents[0]

@@ -19,35 +19,10 @@ from envs.wok_star.encoding import WokStarEncoder
 from envs.wok_star.engine import WokStarEngine
 from envs.wok_star.legality import KITCHEN_PHASES, batch_masks, compute_masks
 from envs.wok_star.options import variant_combinations
+from tests.core.batch_checks import batch_arrays, check_batch
 from tests.wok_star.helpers import config, open_table
 
 POLICY = wok_star_v1.HeuristicPolicy()
-
-
-def _reference(encoder, engines):
-    obs = np.stack([np.stack([encoder.observe(e, a) for a in e.agents]) for e in engines])
-    masks = np.stack([np.stack([e.action_mask(a) for a in e.agents]) for e in engines])
-    return obs, masks
-
-
-def _batch(observer, encoder, engines, rows=None, size=None):
-    rows = list(range(len(engines))) if rows is None else rows
-    size = len(engines) if size is None else size
-    n = len(engines[0].agents)
-    obs = np.full((size, n, encoder.layout.size), -7, dtype=np.float32)
-    masks = np.full((size, n, engines[0].actions.n), -7, dtype=np.int8)
-    observer.observe(rows, engines, obs, masks)
-    return obs, masks
-
-
-def _check(observer, encoder, engines):
-    """The batch's arrays of ``engines`` equal each game's, float32 bytes and int8 entries."""
-    obs, masks = _batch(observer, encoder, engines)
-    ref_obs, ref_masks = _reference(encoder, engines)
-    np.testing.assert_array_equal(obs, ref_obs)
-    assert obs.tobytes() == ref_obs.tobytes()
-    np.testing.assert_array_equal(masks, ref_masks)
-    return obs, masks
 
 
 def _games(games, seed, **kw):
@@ -89,7 +64,7 @@ def test_the_batch_writes_every_chefs_observation_and_mask_of_every_variant(kw, 
         phases.update(e.phase for e in engines)
         events_seen |= any(e.events_today for e in engines)
         customers += sum(0 <= e.current < EVENT_CARD_BASE for e in engines)
-        _check(observer, encoder, engines)
+        check_batch(observer, encoder, engines)
         kitchen = [e for e in engines if e.phase in KITCHEN_PHASES]
         if kitchen:  # the masks of many games at once, each equal to its own
             batch = batch_masks(kitchen)
@@ -106,10 +81,10 @@ def test_whole_games_to_their_end_and_the_rows_in_any_order():
     phases = set()
     for t in range(3000):
         phases.update(e.phase for e in engines)
-        obs, masks = _check(observer, encoder, engines)
+        obs, masks = check_batch(observer, encoder, engines)
         if t % 7 == 0:  # rows in another order, a subset, in a larger array
             rows = [4, 0, 3]
-            sub_obs, sub_masks = _batch(observer, encoder, [engines[4], engines[1], engines[2]], rows, size=6)
+            sub_obs, sub_masks = batch_arrays(observer, encoder, [engines[4], engines[1], engines[2]], rows, size=6)
             for row, k in zip(rows, (4, 1, 2)):
                 assert sub_obs[row].tobytes() == obs[k].tobytes()
                 np.testing.assert_array_equal(sub_masks[row], masks[k])
@@ -157,7 +132,7 @@ def test_states_set_outside_step_reach_the_batch():
     for mutate in changes:
         mutate()
         eng.invalidate_masks()
-        obs, _ = _check(observer, env.encoder, [other, eng])
+        obs, _ = check_batch(observer, env.encoder, [other, eng])
         assert before is None or not np.array_equal(before, obs[1])
         before = obs[1]
 
