@@ -439,7 +439,7 @@ class BatchedEnv:
             over = term or trunc
             env._last_step = (joint, replaced, result, over)
             rew = result.rewards
-            if rew and any(rew.values()):  # (engines give every seat an entry, mostly 0.0)
+            if rew:
                 r_row = zeros.copy()
                 for a in acting:
                     r_row[seat[a]] = float(rew.get(a, 0.0))

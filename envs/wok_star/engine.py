@@ -279,7 +279,9 @@ class WokStarEngine(TickEngine):
         return int(np.count_nonzero(m)) > int(m[NOOP]) + int(m[self._close_index])
 
     def anyone_productive(self) -> bool:
-        """``any(self.any_productive(s) for s in range(n))``, from the masks of all chefs at once."""
+        """``any(self.any_productive(s) for s in range(n))``: in the open phase yes at once when
+        ``wash`` or the current customer's ``serve`` is legal (entries of the masks read without
+        them), else from the masks of all chefs at once."""
         if self.done:
             return False
         masks = self._cache.get("masks")

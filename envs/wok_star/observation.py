@@ -388,15 +388,18 @@ class BatchObserver:
 
     The frame of one game (:meth:`FramePlan.build`) writes some sixty entries one numpy item at a
     time. Here each game gives its decision-time base frame (:meth:`FramePlan.base`, kept on the
-    engine as before) and two lists of plain ints read from its state: the numerators of every
-    per-tick count (:attr:`dense`, each with its fixed denominator) and the entry of each per-tick
-    one-hot (:attr:`hots`; ``size``, a scratch column, where the one-hot is empty). A handful of
-    numpy calls then build every game's frame: the bases stacked, the counts divided in float64 and
-    rounded once to float32 (as ``v[i] = a / b`` rounds the Python float), the one-hots set, and
-    one ``take`` gathers every chef's observation of every game. The masks are each game's
-    :meth:`~envs.wok_star.engine.WokStarEngine.all_masks` (most were computed by the tick's check
-    that no chef is stuck), joined in one call. Equal to ``observe_seats`` and ``masks_into`` of
-    each game (``tests/wok_star/test_batch.py``). It keeps nothing of a game between calls.
+    engine as before) and one list of small ints read from its state: the numerator of every
+    per-tick count (at the entries :attr:`dense`, each with its fixed denominator), then the offset
+    of each per-tick one-hot in its field (:attr:`hot_starts`; 255: none, sent to a scratch column)
+    and the recipe ordered. All games' lists become one byte array (an int64 array where a value
+    leaves 0..255), and a handful of numpy calls build every game's frame: the bases stacked, the
+    counts divided in float64 and rounded once to float32 (as ``v[i] = a / b`` rounds the Python
+    float), the one-hots set, and one ``take`` gathers every chef's observation of every game. The
+    masks: each game's cached ones (the tick's check that no chef is stuck computed some), the
+    others in a kitchen phase computed together (:func:`~envs.wok_star.legality.batch_masks`, left
+    in each engine's cache as ``all_masks()`` leaves them), the rest game by game. Equal to
+    ``observe_seats`` and ``masks_into`` of each game (``tests/wok_star/test_batch.py``). It keeps
+    nothing of a game between calls.
     """
 
     #: The fewest games for which one call executes fewer instructions than going game by game
