@@ -44,15 +44,29 @@ class BatchDoor:
                 and masks.shape == (obs.shape[0], seats, actions) and obs.shape[0] >= n):
             raise ValueError(f"the batch observer writes float32 observations (rows, {seats}, {size}) and int8 masks "
                              f"(rows, {seats}, {actions}) with at least {n} rows; got {_shape(obs)} and {_shape(masks)}")
-        if len(rows) != len(engines):
-            raise ValueError(f"got {len(rows)} rows for {len(engines)} engines; give one output row per engine")
-        if len(rows) and (min(rows) < 0 or max(rows) >= n or len(set(rows)) != len(rows)):
-            raise ValueError(f"rows {list(rows)[:20]} are not allowed: distinct rows in 0..{n - 1} "
-                             f"(the observer was built for {n} games)")
+        if not (obs.flags.writeable and masks.flags.writeable):
+            raise ValueError("the batch observer writes into the arrays it is given; got a read-only "
+                             + ("observation" if not obs.flags.writeable else "mask") + " array")
+        allowed = f"distinct ints in 0..{n - 1}, one per engine (the observer was built for {n} games)"
+        try:
+            r = np.asarray(rows)
+        except (TypeError, ValueError):
+            r = None
+        if r is None or r.ndim != 1 or (r.size and r.dtype.kind not in "iu"):
+            raise ValueError(f"rows must be a sequence of {allowed}; got {shown(rows)}")
+        try:
+            count = len(engines)
+        except TypeError:
+            raise ValueError(f"engines must be a list of engines, one per row; got {shown(engines)}") from None
+        if r.size != count:
+            raise ValueError(f"got {r.size} rows for {count} engines; give one output row per engine")
+        listed = r.tolist()
+        if listed and (min(listed) < 0 or max(listed) >= n or len(set(listed)) != len(listed)):
+            raise ValueError(f"rows {listed[:20]} are not allowed: {allowed}")
         seen = self._seen
         for eng in engines:
             c = getattr(eng, "config", None)
-            if seen.get(id(c)) is c:
+            if seen.get(id(c), _UNSEEN) is c:
                 continue
             if not isinstance(c, Mapping) or not c.items() <= self.config.items():
                 raise ValueError(f"an engine of configuration {shown(c)} given to the batch observer of "
@@ -60,6 +74,9 @@ class BatchDoor:
             if len(seen) >= 4 * n + 16:
                 seen.clear()
             seen[id(c)] = c
+
+
+_UNSEEN = object()  # (a config never seen: ``None`` is no engine's config)
 
 
 def _shape(a: Any) -> str:

@@ -417,6 +417,7 @@ class BatchObserver:
         data = encoder.data
         R, I = len(data.recipes), plan.n_ing
         self.R, self.I = R, I
+        self.n_events = len(data.events)
         cust = data.customers
         # per customer: (recipe, coupon?); the recipes' ingredient rows (the last row: no customer)
         self.cust = tuple((c.recipe, bool(c.coupon)) for c in cust)
@@ -463,9 +464,19 @@ class BatchObserver:
             self._dens[key] = d
         return d
 
+    def _refuse(self, g: int, eng) -> None:
+        """A one-hot index outside its field (set by hand: no step and no snapshot makes one), which
+        the per-game path writes into a neighbouring field or fails on. Nothing is written."""
+        raise ValueError(f"engine {g} holds a state no game reaches (day {eng.day}, turn {eng.turn}, card at the "
+                         f"counter {eng.current}, pending card {list(eng.pending)[:1]}); allowed: days 0..4, turns "
+                         f"-1..{self.n - 1}, Event cards "
+                         f"{EVENT_CARD_BASE}..{EVENT_CARD_BASE + self.n_events - 1}, Ingredient cards 0..{self.I - 1}")
+
     def observe(self, rows, engines, obs: np.ndarray, masks: np.ndarray) -> None:
         """Write every chef's observation of ``engines[k]`` into ``obs[rows[k]]`` (float32
-        ``(players, size)``) and its masks into ``masks[rows[k]]`` (int8 ``(players, A)``)."""
+        ``(players, size)``) and its masks into ``masks[rows[k]]`` (int8 ``(players, A)``). An
+        engine holding a one-hot index outside its field (a day above 4, ...: only a state set by
+        hand) is refused with a ValueError before anything is written."""
         self._door.check(rows, engines, obs, masks)
         if not len(rows):
             return
@@ -473,6 +484,7 @@ class BatchObserver:
         R, E = self.R, EVENT_CARD_BASE
         cust, cust_income, recipe_needs, deck_counts = self.cust, p.cust_income, p.recipe_needs, p.deck_counts
         start_counts, dice_slices = self._start_counts, self._dice_slices
+        n, n_ing, n_events = self.n, self.I, self.n_events
         washes = engines[0].data.components["washes_per_day"]
         flat: list[int] = []  # per game: the dense numerators, the one-hots' offsets (255: none), the recipe ordered
         bases, mask_rows = [], []
@@ -499,14 +511,19 @@ class BatchObserver:
                         k += 1
                 on_time.append(len(chef) - k)
                 late.append(k)
+            pending = eng.pending
+            if day > 4 or turn >= n or (pending and not 0 <= pending[0] < n_ing):
+                self._refuse(g, eng)
             if cur < 0:
                 head, hot, need = (0, 0, 0), (0, 255, 255, 255), R
             elif cur >= E:
+                if cur - E >= n_events:
+                    self._refuse(g, eng)
                 head, hot, need = (0, 0, 0), (2, cur - E, 255, 255), R
             else:
                 r, coupon = cust[cur]
                 left[r + R if coupon else r] -= 1
-                holder = eng.recipe_holder[r]
+                holder = eng.recipe_holder[r]  # (a holder outside 0..n-1 fails in the base frame, as game by game)
                 level = eng.ing_level
                 ready = 1
                 for i in recipe_needs[r]:
@@ -535,7 +552,6 @@ class BatchObserver:
             flat += on_time
             flat += late
             flat += map(bool, eng.power_used)
-            pending = eng.pending
             flat += (PHASE_INDEX[phase], day - 1 if day >= 1 else 255, turn if turn >= 0 else 255,
                      0 if turn == 0 else 255, *hot, pending[0] if pending else 255, need)
             for e in eng.events_today:

@@ -376,10 +376,20 @@ def test_a_batch_observer_refuses_bad_rows_before_writing_anything(env_id):
     eng = env.engine
     obs = np.full((2, len(eng.agents), env.encoder.layout.size), -7, dtype=np.float32)
     masks = np.full((2, len(eng.agents), env.action_space(env.agents[0]).n), -7, dtype=np.int8)
-    for rows, engines, says in (([0, 1], [eng], "got 2 rows for 1 engines"), ([2], [eng], r"distinct rows in 0\.\.1"),
-                                ([-1], [eng], "distinct rows"), ([1, 1], [eng, eng], "distinct rows")):
+    ints = r"rows must be a sequence of distinct ints in 0\.\.1"
+    for rows, engines, says in (([0, 1], [eng], "got 2 rows for 1 engines"), ([2], [eng], r"distinct ints in 0\.\.1"),
+                                ([-1], [eng], "distinct ints"), ([1, 1], [eng, eng], "distinct ints"),
+                                ([0.5, 1.5], [eng, eng], ints), ((r for r in [0]), [eng], ints),
+                                (np.array([[0]]), [eng], ints), (["0"], [eng], ints), ([True], [eng], ints),
+                                ([0], (e for e in [eng]), "engines must be a list of engines"),
+                                ([0], [object()], "an engine of configuration None given to the batch observer")):
         with pytest.raises(ValueError, match=says):
             observer.observe(rows, engines, obs, masks)
+    for frozen in (obs, masks):  # a read-only array: refused before the other is written
+        frozen.setflags(write=False)
+        with pytest.raises(ValueError, match="writes into the arrays it is given; got a read-only"):
+            observer.observe([0], [eng], obs, masks)
+        frozen.setflags(write=True)
     assert (obs == -7).all() and (masks == -7).all()
 
 

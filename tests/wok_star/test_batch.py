@@ -199,3 +199,23 @@ def test_the_first_action_of_a_tick_is_checked_against_every_chefs_cached_masks(
         res = e.step_validated(joint)
         assert len(res.blocked) == 1 and "pre-empted" in next(iter(res.blocked.values()))
         assert checked == [e.seat[next(iter(res.blocked))]]  # the first action was read from the masks
+
+
+@pytest.mark.parametrize("field,value", [("day", 5), ("day", 256), ("turn", 2), ("turn", 255), ("pending", [10]),
+                                         ("pending", [-1]), ("current", EVENT_CARD_BASE + 15)])
+def test_a_state_no_game_reaches_is_refused_before_anything_is_written(field, value):
+    """A one-hot index outside its field, set by hand (no step and no snapshot makes one): the
+    per-game path writes it into a neighbouring field or fails; the batch refuses it, naming what
+    is allowed (its byte records would have read 255 as "none")."""
+    env = wok_star_v1.parallel_env(players=2, setup="auto")
+    env.reset(seed=3)
+    eng = env.unwrapped.engine
+    open_table(eng, dice={0: [3, 5]})
+    setattr(eng, field, value)
+    eng.invalidate_masks()
+    observer = env.encoder.batch_observer(2)
+    obs = np.full((2, 2, observer.size), -7, np.float32)
+    masks = np.full((2, 2, observer.actions), -7, np.int8)
+    with pytest.raises(ValueError, match=r"engine 1 holds a state no game reaches .*; allowed: days 0\.\.4"):
+        observer.observe([0, 1], [WokStarEngine.new(eng.config, 1), eng], obs, masks)
+    assert (obs == -7).all() and (masks == -7).all()
