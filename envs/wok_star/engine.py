@@ -280,18 +280,23 @@ class WokStarEngine(TickEngine):
 
     def anyone_productive(self) -> bool:
         """``any(self.any_productive(s) for s in range(n))``: in the open phase yes at once when
-        ``wash`` or the current customer's ``serve`` is legal (entries of the masks read without
-        them), else from the masks of all chefs at once."""
+        ``wash``, the current customer's ``serve``, ``rotate`` or ``hustle_gain`` is legal (entries of
+        the masks read without them), else from the masks of all chefs at once."""
         if self.done:
             return False
         masks = self._cache.get("masks")
         if masks is None and self.phase == "open":
-            # Two entries of the masks that need no mask: wash (every chef) and serve (the recipe's holder).
+            # Entries of the masks that need no mask: wash (every chef), serve (the recipe's holder), rotate and
+            # hustle_gain (below).
             # So the masks of most open ticks are left to whoever reads them next (a batch computes many at once).
             if self.washes < self.data.components["washes_per_day"] and 0 in self.die_pip:
                 return True
             cu = self.current_customer()
             if cu is not None and self.recipe_holder[cu.recipe] >= 0 and can_cook(self, cu.recipe):
+                return True
+            # An unused die in some area with a Hustle token in the pool (rotate, for every chef) or in the
+            # supply (hustle_gain, for the chef whose area holds it).
+            if max(self.die_pip) > 0 and (self.hustle > 0 or self.hustle_supply > 0):
                 return True
         if masks is None:
             masks = self.all_masks()

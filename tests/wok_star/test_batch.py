@@ -161,9 +161,9 @@ def _stuck_by_the_masks(eng) -> bool:
 
 @pytest.mark.parametrize("players", [2, 4])
 def test_the_stuck_check_without_the_masks_agrees_with_the_masks(players):
-    """``anyone_productive`` answers from wash and serve alone when either is legal (the masks are
-    then left to whoever reads them): the same answer as counting the masks, at every open tick
-    of seeded games, and it leaves no masks computed behind when it answered so."""
+    """``anyone_productive`` answers from wash, serve, rotate or hustle_gain alone when one is legal
+    (the masks are then left to whoever reads them): the same answer as counting the masks, at
+    every open tick of seeded games, and it leaves no masks computed behind when it answered so."""
     _, _, engines, rng = _games(8, players, players=players, powers=True)
     shortcuts = answers = 0
     for _ in range(400):
@@ -219,3 +219,24 @@ def test_a_state_no_game_reaches_is_refused_before_anything_is_written(field, va
     with pytest.raises(ValueError, match=r"engine 1 holds a state no game reaches .*; allowed: days 0\.\.4"):
         observer.observe([0, 1], [WokStarEngine.new(eng.config, 1), eng], obs, masks)
     assert (obs == -7).all() and (masks == -7).all()
+
+
+@pytest.mark.parametrize("hustle,has_dice,productive", [(0, True, False), (1, True, True), (0, False, False)])
+def test_the_stuck_check_reads_rotate_and_hustle_gain_as_the_masks_do(hustle, has_dice, productive):
+    """A table where only the dice actions could be left (no wash, nothing to serve, no method
+    uncovered where the dice are, no Fortune cube): an unused die counts only with a Hustle token in
+    the pool or the supply, as the masks' ``rotate`` and ``hustle_gain`` gates say. The supply is
+    emptied by hand (every Ingredient card in play, chef 0's, with one method uncovered: they cover
+    more tokens than there are); chef 1 holds the dice and no card."""
+    eng = WokStarEngine.new(config(players=2, setup="auto"), 0)
+    held = next(r for r, h in enumerate(eng.recipe_holder) if h >= 0)
+    open_table(eng, current=5 * held, dice={1: [3, 5] if has_dice else []})
+    for i in range(len(eng.ing_holder)):
+        eng.ing_holder[i], eng.ing_level[i], eng.ing_unlocked[i] = 0, 0, 1
+    eng.washes = eng.data.components["washes_per_day"]
+    eng.cubes = [0, 0]
+    eng.hustle = hustle
+    eng.invalidate_masks()
+    assert eng.hustle_supply <= 0
+    assert _stuck_by_the_masks(eng.clone()) is productive
+    assert bool(eng.anyone_productive()) is productive
