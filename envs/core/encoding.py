@@ -79,6 +79,24 @@ class BatchDoor:
 _UNSEEN = object()  # (a config never seen: ``None`` is no engine's config)
 
 
+def write_rows(rows, obs: np.ndarray, masks: np.ndarray, source: np.ndarray, gathers: np.ndarray,
+               batch_masks: np.ndarray) -> None:
+    """A batch observer's last step: game ``k``'s observation of seat ``s`` is
+    ``source[k][gathers[s]]`` (``source``: one vector per game, ``gathers``: ``(seats, size)``), written
+    into ``obs[rows[k], s]``, and its masks ``batch_masks[k]`` into ``masks[rows[k]]``. One ``take``
+    for every game and seat, straight into ``obs`` when the rows are all of it in order, else the
+    take, then one copy (faster than ``source[:, gathers]``; ``clip``: the gathers are in range, and
+    "raise" checks every entry: 3% more instructions per agent-step in Waroong Wars' batch)."""
+    G = len(source)
+    if G == len(obs) and list(rows) == list(range(G)):
+        source.take(gathers, axis=1, out=obs, mode="clip")  # (clip: "raise" buffers the output)
+        masks[...] = batch_masks
+    else:
+        idx = np.asarray(rows, dtype=np.intp)
+        obs[idx] = source.take(gathers, axis=1, mode="clip")
+        masks[idx] = batch_masks
+
+
 def _shape(a: Any) -> str:
     return f"{a.dtype} {a.shape}" if isinstance(a, np.ndarray) else type(a).__name__
 

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from envs.core.encoding import BatchDoor
+from envs.core.encoding import BatchDoor, write_rows
 from envs.core.tables import ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog
 from envs.frying_master.public import PublicView
@@ -478,14 +478,5 @@ class BatchObserver:
                         sr[:, :, self.R_BUSY:self.R_LOADN], sr[:, :, self.R_LOADN:self.R_CARDS], in_play,
                         sr[:, :, 4] != 0)
         # ---- every seat's view: the chef_0 vector gathered by the seat's rotation, then "my choice turn"
-        if G == len(obs) and list(rows) == list(range(G)):
-            np.take(v, self.perms, axis=1, out=obs, mode="clip")  # (clip: "raise" buffers the output)
-            masks[...] = m
-            seats = obs
-        else:
-            idx = np.asarray(rows)
-            seats = v[:, self.perms]
-            masks[idx] = m
-        seats[:, :, self.choice_at] = gr[:, 6][:, None] == self.seat_arange[None, :]
-        if seats is not obs:
-            obs[idx] = seats
+        write_rows(rows, obs, masks, v, self.perms, m)
+        obs[np.asarray(rows, dtype=np.intp), :, self.choice_at] = gr[:, 6][:, None] == self.seat_arange[None, :]

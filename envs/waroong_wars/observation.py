@@ -45,7 +45,7 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from envs.core.encoding import BatchDoor
+from envs.core.encoding import BatchDoor, write_rows
 from envs.waroong_wars import public
 from envs.waroong_wars.actions import action_index
 from envs.waroong_wars.legality import compute_masks
@@ -382,13 +382,16 @@ class BatchObserver:
         raws: list[bytes] = []
         mask_rows: list[np.ndarray] = []
         fast_rows: list[int] = []
+        slow: list[tuple[int, np.ndarray, np.ndarray]] = []  # written once every game is read
         for row, eng in zip(rows, engines):
             try:
                 raw, scores = b._source_bytes(eng)
                 raw += bytes(scores)
             except (ValueError, TypeError):  # a count or score outside 0..255: the per-game path
-                b.observe_seats(eng, obs[row])
-                eng.masks_into(masks[row])
+                o, m = np.empty(obs.shape[1:], obs.dtype), np.empty(masks.shape[1:], masks.dtype)
+                b.observe_seats(eng, o)
+                eng.masks_into(m)
+                slow.append((row, o, m))
                 continue
             raws.append(raw)
             fast_rows.append(row)
@@ -396,14 +399,11 @@ class BatchObserver:
                 mask_rows += [eng.action_mask(a) for a in eng.agents]
             else:
                 mask_rows += compute_masks(eng)
+        for row, o, m in slow:
+            obs[row], masks[row] = o, m
         if not raws:
             return
         G = len(raws)
         src = np.frombuffer(b"".join(raws), np.uint8).reshape(G, -1).astype(np.float32)
         stacked = np.concatenate(mask_rows).reshape(G, b.n, -1)  # (np.stack's per-array work costs 3x)
-        if G == len(obs) and fast_rows == list(range(G)):
-            np.take(src, b.all_perms, axis=1, out=obs, mode="clip")  # (clip: "raise" buffers the output)
-            masks[...] = stacked
-        else:
-            obs[fast_rows] = src[:, b.all_perms]
-            masks[fast_rows] = stacked
+        write_rows(fast_rows, obs, masks, src, b.all_perms, stacked)

@@ -32,7 +32,7 @@ import functools
 
 import numpy as np
 
-from envs.core.encoding import BatchDoor
+from envs.core.encoding import BatchDoor, write_rows
 from envs.core.tables import ObservationLayout
 from envs.wok_star.actions import build_action_table
 from envs.wok_star.cards import EVENT_CARD_BASE, GameData
@@ -418,9 +418,8 @@ class BatchObserver:
         R, I = len(data.recipes), plan.n_ing
         self.R, self.I = R, I
         self.n_events = len(data.events)
-        cust = data.customers
         # per customer: (recipe, coupon?); the recipes' ingredient rows (the last row: no customer)
-        self.cust = tuple((c.recipe, bool(c.coupon)) for c in cust)
+        self.cust = tuple(zip(plan.cust_recipe, plan.cust_coupon))
         needs = np.zeros((R + 1, I), dtype=np.float32)
         for r, ings in enumerate(plan.recipe_needs):
             needs[r, list(ings)] = 1
@@ -441,7 +440,7 @@ class BatchObserver:
         self.dense = np.array(dense, dtype=np.intp)
         if len(set(dense)) != len(dense):
             raise AssertionError("the batch observer's dense entries overlap")
-        self._dens: dict[tuple, np.ndarray] = {}
+        self._dens: np.ndarray | None = None  # each dense entry's divisor (the configuration's: the first engine's)
         #: the one-hots' fields, in the order of each game's record
         self.hot_starts = np.array([p.o_phase, p.o_day, p.o_decider, p.o_my_decision, p.o_current_kind,
                                     p.o_current_event, p.o_current_recipe, p.o_current_holder, p.o_pending_card],
@@ -450,19 +449,17 @@ class BatchObserver:
         self._dice_slices = tuple((5 * s, 5 * s + 5) for s in range(n))  # chef s owns dice 5s .. 5s+4
 
     def _denominators(self, eng) -> np.ndarray:
-        """float64[len(dense)]: each dense entry's divisor (fixed by the configuration)."""
-        comp = eng.data.components
-        key = (comp["goal_cubes"], eng.T, eng.P, comp["washes_per_day"], eng.top)
-        d = self._dens.get(key)
-        if d is None:
-            goal_cubes, T, P, washes, top = key
+        """float64[len(dense)]: each dense entry's divisor, fixed by the configuration (the door
+        takes only engines of the observer's), so computed from the first engine given."""
+        if self._dens is None:
+            comp = eng.data.components
             n, R, I = self.n, self.R, self.I
-            d = np.array([goal_cubes, 100, 100, T, T, P, washes, 1, 25, 25, n, 80, 24, 24, 15, 15, 1, 10, 1]
-                         + [3] * R + [2] * R + [top] * I + [5] * (12 * n) + [5] * n + [5] * n + [15] * n
-                         + [20] * n + [20] * n + [1] * n, dtype=np.float64)
+            d = np.array([comp["goal_cubes"], 100, 100, eng.T, eng.T, eng.P, comp["washes_per_day"], 1, 25, 25, n,
+                          80, 24, 24, 15, 15, 1, 10, 1] + [3] * R + [2] * R + [eng.top] * I + [5] * (12 * n)
+                         + [5] * n + [5] * n + [15] * n + [20] * n + [20] * n + [1] * n, dtype=np.float64)
             d.setflags(write=False)
-            self._dens[key] = d
-        return d
+            self._dens = d
+        return self._dens
 
     def _refuse(self, g: int, eng) -> None:
         """A one-hot index outside its field (set by hand: no step and no snapshot makes one), which
@@ -590,10 +587,4 @@ class BatchObserver:
         frames[:, a:b] = self.needs[rec[:, -1]]
         if events_g:
             frames[events_g, events_c] = 1
-        if G == len(obs) and list(rows) == list(range(G)) and masks.flags.c_contiguous:
-            frames.take(p.all_gathers, axis=1, out=obs, mode="clip")  # (clip: "raise" buffers the output)
-            np.concatenate(mask_rows, out=masks.reshape(G * self.n, -1))  # (a view: the array is contiguous)
-        else:
-            rows = np.asarray(rows, dtype=np.intp)
-            obs[rows] = frames.take(p.all_gathers, axis=1)  # (the take, then one copy: faster than frames[:, gathers])
-            masks[rows] = np.concatenate(mask_rows).reshape(G, self.n, -1)
+        write_rows(rows, obs, masks, frames, p.all_gathers, np.concatenate(mask_rows).reshape(G, self.n, -1))

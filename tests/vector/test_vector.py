@@ -413,6 +413,7 @@ def test_a_batch_with_an_observer_copies_and_pickles_mid_game_and_plays_on_alike
             np.testing.assert_array_equal(ra[k], rc[k])
         masks = ra[1]
 
+
 @pytest.mark.parametrize("env_id,option,values", [("frying_master_v1", "serve_rule", ("order_size", "any_food")),
                                                   ("waroong_wars_v1", "no_memory_chef", (False, True)),
                                                   ("wok_star_v1", "difficulty", ("mild", "medium"))])
@@ -502,6 +503,7 @@ def test_the_reference_path_observes_a_seat_that_sat_out_when_it_acts_again():
     assert fast._fast and not ref._fast
     steps = _side_by_side(fast, ref, 0, 60, infos=False)  # (verbose infos have more entries)
     assert sum(int((~alive).sum()) for alive, _ in steps) > 0
+
 
 def test_fewer_games_than_the_observers_min_games_go_one_by_one(monkeypatch):
     venv = BatchedEnv("frying_master_v1", BatchedEnv("frying_master_v1", 1)._observer.min_games - 1, {"players": 2})
