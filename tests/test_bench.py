@@ -165,6 +165,7 @@ def test_vector_harness_counts_alive_seats():
     assert r["agent_steps_per_run"] == 10 * 6  # 4 games x 2 seats, 2 sitting out
     assert len(r["agent_steps_per_s"]["values"]) == 2 and made[0].closed
     assert steps_for(64, 2048) == 32 and steps_for(1, 2048) == 2048 and steps_for(1024, 2048) == 8
+    assert steps_for(64, 2048, floor=200) == 200 and steps_for(1, 2048, floor=200) == 2048
 
 
 def test_side_by_side_vector_harness_times_the_forms_in_turn():
@@ -192,6 +193,36 @@ def test_side_by_side_vector_harness_times_the_forms_in_turn():
     assert runs == ["a", "b"] * 3  # every repeat times each form in turn
 
 
+def test_side_by_side_vector_harness_times_the_loop_in_turn_with_the_forms():
+    from envs.bench import batched
+
+    order = []
+
+    class Logged(_FakeVenv):
+        def step(self, actions):
+            order.append("batch")
+            return super().step(actions)
+
+    real_time_loop = batched.time_loop
+
+    def logged_loop(env_list, steps, seed, clock=None):
+        order.append(f"loop of {len(env_list)}")
+        return real_time_loop(env_list, steps, seed)
+
+    cfg = _small_config()
+    module = envs.get_env_module(cfg.env_id)
+    batched.time_loop = logged_loop
+    try:
+        rows = batched.measure_vectors([(lambda *a, **k: Logged(*a, **k), "A", {})], "x_v0", {"players": 2},
+                                       num_games=3, steps=4, repeats=2, loop=lambda: module.parallel_env(**cfg.kwargs))
+    finally:
+        batched.time_loop = real_time_loop
+    assert [r["form"] for r in rows] == ["A", "loop"] and rows[1]["num_games"] == 3
+    assert len(rows[1]["agent_steps_per_s"]["values"]) == 2 and rows[1]["batched_steps"] == 4
+    runs = [x for i, x in enumerate(order) if x != "batch" or (i == 0 or order[i - 1] != "batch")]
+    assert runs == ["batch", "loop of 3"] * 2  # every repeat times the batch, then the loop of 3 envs
+
+
 def test_vector_harness_runs_the_real_batched_env():
     from envs.vector import BatchedEnv
 
@@ -201,7 +232,7 @@ def test_vector_harness_runs_the_real_batched_env():
 
 
 def test_loop_baseline_plays_the_same_games_and_steps_as_the_batch():
-    from envs.bench.batched import measure_loop, time_loop
+    from envs.bench.batched import time_loop
     from envs.vector import BatchedEnv
 
     cfg = _small_config()
@@ -211,8 +242,6 @@ def test_loop_baseline_plays_the_same_games_and_steps_as_the_batch():
     venv = BatchedEnv(cfg.env_id, 3, cfg.kwargs)
     venv.reset(seed=0)
     assert seconds > 0 and n == 5 * int(venv.alive.sum())  # every live seat of every game, every step
-    r = measure_loop(lambda: module.parallel_env(**cfg.kwargs), 2, 4, repeats=2)
-    assert r["num_games"] == 2 and r["batched_steps"] == 4 and len(r["agent_steps_per_s"]["values"]) == 2
 
 
 # ---------------------------------------------------------------------- CLI

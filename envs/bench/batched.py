@@ -22,9 +22,12 @@ from envs.vector import random_legal_actions
 WARMUP_STEPS = 3
 
 
-def steps_for(num_games: int, game_steps: int) -> int:
-    """Batched steps so that every N plays about ``game_steps`` game-steps."""
-    return max(8, math.ceil(game_steps / num_games))
+def steps_for(num_games: int, game_steps: int, floor: int = 8) -> int:
+    """Batched steps so that every N plays about ``game_steps`` game-steps, and at least ``floor``
+    (``python -m envs.bench`` asks :data:`envs.bench.cli.MIN_TIMED_STEPS` outside ``--quick``: a run of
+    32 batched steps of 64 games lasts 50-90 ms, and the two forms' ratio then read anywhere from
+    1.0x to 2.0x from one run of the benchmark to the next)."""
+    return max(floor, math.ceil(game_steps / num_games))
 
 
 def time_vector(venv, steps: int, seed: int, clock=time.perf_counter) -> tuple[int, float]:
@@ -47,19 +50,25 @@ def measure_vector(factory: Callable[..., Any], env_id: str, env_kwargs: dict, n
 
 
 def measure_vectors(forms: list[tuple[Callable[..., Any], str, dict]], env_id: str, env_kwargs: dict, num_games: int,
-                    steps: int, repeats: int, seed: int = 0) -> list[dict]:
+                    steps: int, repeats: int, seed: int = 0, loop: Callable[[], Any] | None = None) -> list[dict]:
     """One row per ``(factory, form name, factory kwargs)`` of ``forms``, measured side
     by side: every form is built first, then each repeat times every form in turn,
     so that a ratio between two of them compares the same minutes of this machine
-    (whose speed drifts by 15% and more from minute to minute)."""
+    (whose speed drifts by 15% and more from minute to minute). With ``loop`` (a function
+    that makes one env), each repeat also times :func:`time_loop` over ``num_games`` such
+    envs after the forms, and a last row (form ``"loop"``) holds its figures."""
     venvs = []
+    runs: list[list[tuple[int, float]]] = [[] for _ in forms]
+    loop_runs: list[tuple[int, float]] = []
     try:
         for factory, _, kwargs in forms:
             venvs.append(factory(env_id, num_games=num_games, env_kwargs=dict(env_kwargs), **kwargs))
-        runs: list[list[tuple[int, float]]] = [[] for _ in forms]
+        env_list = [loop() for _ in range(num_games)] if loop is not None else None
         for _ in range(repeats):
             for k, venv in enumerate(venvs):
                 runs[k].append(time_vector(venv, steps, seed))
+            if env_list is not None:
+                loop_runs.append(time_loop(env_list, steps, seed))
     finally:
         for venv in venvs:
             close = getattr(venv, "close", None)
@@ -74,7 +83,7 @@ def measure_vectors(forms: list[tuple[Callable[..., Any], str, dict]], env_id: s
         "batched_steps": steps,
         "agent_steps_per_run": r[0][0],
         "agent_steps_per_s": summarize([n / t for n, t in r]),
-    } for (_, form, kwargs), r in zip(forms, runs)]
+    } for (_, form, kwargs), r in zip(forms + [(None, "loop", {})], runs + ([loop_runs] if loop is not None else []))]
 
 
 def time_loop(env_list: list, steps: int, seed: int, clock=time.perf_counter) -> tuple[int, float]:
@@ -105,11 +114,3 @@ def time_loop(env_list: list, steps: int, seed: int, clock=time.perf_counter) ->
     for _ in range(steps):
         agent_steps += one_step()
     return agent_steps, clock() - t0
-
-
-def measure_loop(make_env: Callable[[], Any], num_games: int, steps: int, repeats: int, seed: int = 0) -> dict:
-    """Agent-steps/s of :func:`time_loop` over ``num_games`` envs from ``make_env``
-    (the same games and number of steps as a BatchedEnv of that size)."""
-    env_list = [make_env() for _ in range(num_games)]
-    runs = [time_loop(env_list, steps, seed) for _ in range(repeats)]
-    return {"num_games": num_games, "batched_steps": steps, "agent_steps_per_s": summarize([n / s for n, s in runs])}

@@ -18,6 +18,8 @@ from envs.vector.batched import MAX_BATCH_GAMES
 
 VECTOR_SIZES = (1, 8, 64)
 PROCESS_GAMES = 64
+#: Batched steps of each timed vector run, at the least (``--quick``: 8); see :func:`envs.bench.batched.steps_for`.
+MIN_TIMED_STEPS = 200
 
 
 def parser() -> argparse.ArgumentParser:
@@ -35,7 +37,8 @@ def parser() -> argparse.ArgumentParser:
                    help="episodes per timed peer run (default: 50 connect four, 3 knights-archers-zombies)")
     p.add_argument("--vector", action="store_true", help="also envs.vector.BatchedEnv at N = 1, 8, 64 and ProcessBatchedEnv at 64")
     p.add_argument("--vector-steps", type=int_at_least(1, 10 ** 8), default=None, metavar="S",
-                   help="game-steps per vector run: S/N batched steps at N games (default 2048; --quick: 512)")
+                   help="game-steps per vector run: S/N batched steps at N games, at least "
+                        f"{MIN_TIMED_STEPS} (default 2048; --quick: 512, at least 8)")
     p.add_argument("--workers", type=int_at_least(1, 64), default=None, help="ProcessBatchedEnv workers (default: usable cores)")
     p.add_argument("--training", action="store_true", help="also SB3 rollout fps through the bridge vs CartPole (train extra)")
     p.add_argument("--training-full", action="store_true",
@@ -162,48 +165,49 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
 
     vector_rows = None
     if args.vector:
-        from envs.bench.batched import measure_loop, measure_vectors, steps_for
+        from envs.bench.batched import measure_vectors, steps_for
         from envs.vector import BatchedEnv, ProcessBatchedEnv
 
         batched, process_batched = BatchedEnv, ProcessBatchedEnv
         game_steps = args.vector_steps
+        floor = 8 if args.quick else MIN_TIMED_STEPS
         workers = args.workers or _usable_cores()
         settings["vector_steps"], settings["workers"] = game_steps, workers
         single = {(m.driver.env_id, tuple(sorted(m.driver.kwargs.items()))): m.median("agent_steps_per_s") for m in results}
         vector_rows = []
         for e in ids:
             cfg = envs.test_configurations(e)[0]
-            # at PROCESS_GAMES, the in-process and process forms side by side (their ratio is a target)
+            module = envs.get_env_module(e)
+            # at PROCESS_GAMES, the in-process and process forms side by side (their ratio is a target); at every
+            # N, a Python loop over N separate envs (the same games, the same steps) timed in turn with them
             plan = [(n, [(batched, "BatchedEnv", {})] + ([(process_batched, "ProcessBatchedEnv", {"workers": workers})]
                                                           if n == PROCESS_GAMES else [])) for n in VECTOR_SIZES]
-            measured = []
             for n, forms in plan:
-                progress(f"vector {e} {' and '.join(f for _, f, _ in forms)} N={n}...")
-                measured += measure_vectors(forms, e, cfg.kwargs, n, steps_for(n, game_steps), args.repeats, args.seed)
-            for r in measured:
-                n, form = r["num_games"], r["form"]
-                s = single.get((e, tuple(sorted(cfg.kwargs.items()))))
-                r["vs_single"] = None if s is None else r["agent_steps_per_s"]["median"] / s
-                if form == "BatchedEnv":  # a Python loop over n separate envs: the same games, the same steps
-                    module = envs.get_env_module(e)
-                    loop = measure_loop(lambda: module.parallel_env(**cfg.kwargs), n, steps_for(n, game_steps),
-                                        args.repeats, args.seed)
-                    r["loop_agent_steps_per_s"] = loop["agent_steps_per_s"]
-                    r["vs_loop"] = r["agent_steps_per_s"]["median"] / loop["agent_steps_per_s"]["median"]
-                same_n = next((x for x in vector_rows if x["env_id"] == e and x["form"] == "BatchedEnv"
-                               and x["num_games"] == n), None)
-                r["vs_batched"] = None if form == "BatchedEnv" or same_n is None else \
-                    r["agent_steps_per_s"]["median"] / same_n["agent_steps_per_s"]["median"]
-                vector_rows.append(r)
+                progress(f"vector {e} {' and '.join(f for _, f, _ in forms)} and a loop of {n} envs, N={n}...")
+                *measured, loop = measure_vectors(forms, e, cfg.kwargs, n, steps_for(n, game_steps, floor), args.repeats,
+                                                  args.seed, loop=lambda: module.parallel_env(**cfg.kwargs))
+                for r in measured:
+                    form = r["form"]
+                    s = single.get((e, tuple(sorted(cfg.kwargs.items()))))
+                    r["vs_single"] = None if s is None else r["agent_steps_per_s"]["median"] / s
+                    if form == "BatchedEnv":  # the loop over n separate envs, timed in turn with it
+                        r["loop_agent_steps_per_s"] = loop["agent_steps_per_s"]
+                        r["vs_loop"] = r["agent_steps_per_s"]["median"] / loop["agent_steps_per_s"]["median"]
+                    same_n = next((x for x in vector_rows if x["env_id"] == e and x["form"] == "BatchedEnv"
+                                   and x["num_games"] == n), None)
+                    r["vs_batched"] = None if form == "BatchedEnv" or same_n is None else \
+                        r["agent_steps_per_s"]["median"] / same_n["agent_steps_per_s"]["median"]
+                    vector_rows.append(r)
         emit()
         emit("## Batched vector env (envs.vector; one configuration per env, random legal actions for the whole batch)")
         emit()
         emit(report.vector_table(vector_rows))
         emit()
-        emit(f"agent-steps/s: median ({SPREAD}) over {args.repeats} runs of about {game_steps} game-steps each; "
+        emit(f"agent-steps/s: median ({SPREAD}) over {args.repeats} runs of about {game_steps} game-steps each "
+             f"(at least {floor} batched steps); "
              "vs single env: over the single-process figure of the same configuration above; "
              "vs loop of N envs: over a Python loop stepping N separate envs through the same games and steps "
-             "(same draws per agent as the single-env harness); "
+             "(same draws per agent as the single-env harness), timed in turn with the batch in every repeat; "
              "vs BatchedEnv: the process form over the in-process BatchedEnv of the same N, measured side by side "
              "(each repeat times both in turn) "
              "(the issue's target: >= 1.7x with both cores).")
