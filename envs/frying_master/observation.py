@@ -268,8 +268,10 @@ class PublicObservationBuffer:
 #
 # :class:`BatchObserver` writes every seat's observation and legal-action mask of a batch of
 # games into stacked ``(N, players, ...)`` arrays: one pass of Python over the games reads each
-# engine's state into lists (no public view, no per-block compare-and-write), then a few numpy
-# operations over the whole batch build the vectors, and
+# engine's state into one list of small integers (no public view, no per-block compare-and-write),
+# converted at once (from ``bytes`` where every value fits in one); then a few numpy operations over
+# the whole batch build the vectors (one scatter of the record's values, one lookup table for every
+# one-hot and per-plate value), and
 # :func:`~envs.frying_master.legality.batch_masks` the masks. :class:`~envs.vector.BatchedEnv`
 # uses it where every seat of a game acts, from ``BatchObserver.min_games`` such games.
 # The per-game path above stays the definition; ``tests/frying_master/test_batch.py`` holds the
@@ -293,9 +295,9 @@ class BatchObserver:
     outside changes), so any engine may be given in any row at any call.
     """
 
-    #: The fewest games for which one call is faster than going game by game (its few dozen numpy
-    #: calls cost about 80 us; measured crossover 8-12 games, docs/performance.md).
-    min_games = 10
+    #: The fewest games for which one call is cheaper than going game by game: by executed instructions
+    #: per agent-step (2 players), 6 games are level and 7 are 4% cheaper (docs/performance.md).
+    min_games = 7
 
     def __init__(self, encoder: "FryingMasterEncoder", num_games: int):
         cat = self.cat = encoder.cat
@@ -315,12 +317,7 @@ class BatchObserver:
         fronts = encoder.fronts
         self.fronts = np.zeros((n_pl + 1, fronts.shape[1]), dtype=np.float32)
         self.fronts[:n_pl] = fronts
-        self.hints = np.zeros((n_pl + 1, C), dtype=np.float32)
-        self.top_modes = np.zeros((n_pl + 1, M), dtype=np.float32)
-        for p in cat.plates:
-            self.hints[p.idx] = p.hint
-            self.top_modes[p.idx, p.mode] = 1
-        self.shows_front = np.array([m.kind == "preorder" for m in cat.modes])
+        self.shows_front = tuple(m.kind == "preorder" for m in cat.modes)
         self.casual_modes = frozenset(m.idx for m in cat.modes if m.kind == "casual")
         self.gold_to_win = cat.gold_to_win
         self.phase_of = encoder._public.phase_index  # phase name -> index in the engine's PHASES
@@ -353,22 +350,33 @@ class BatchObserver:
 
     # ------------------------------------------------------------------ the record layouts
     def _layouts(self) -> None:
-        """Where each value of a game's record and of a seat's record goes in the chef_0 vector.
+        """Where each value of a game's record goes in the chef_0 vector.
 
-        A game's record: phase, mode, round, play tick, countdown, orders to end, chooser seat
-        (-1: none), spatulas in play, the two piles' sizes and top plates, the image-up cards per
-        food, the face-down cards per category. A seat's record: plate (``none_plate``: none),
-        the plate's value, fixable and missing, finished, gold (capped), last round's total, busy
-        per spatula, load size per spatula, the plate's cards per food, then the completed
-        orders' count, score, cards per category, orders per plate type and foods."""
-        n, S, F, C, T = self.n, self.S, self.F, self.C, self.T
+        A game's record is one list of small integers: the game's values, then each seat's, then
+        the rows of the lookup table :attr:`look` that the game's one-hots and per-plate values
+        come from. The game's values: phase, mode, round, play tick, countdown, orders to end,
+        chooser seat + 1 (0: none), spatulas in play, the two piles' sizes and top plates, the
+        image-up cards per food, the face-down cards per category. A seat's values: plate
+        (``none_plate``: none), the plate's value, fixable and missing, finished, gold (capped),
+        last round's total, busy per spatula, load size per spatula, the plate's cards per food,
+        then the completed orders' count, score, cards per category, orders per plate type and
+        foods. The lookups: the piles' top plates (backs: hint and mode), the plates whose order
+        side shows (a top plate in Pre-order Fry, else none), each seat's plate (order side, and
+        whether it holds one), the spatulas in play, the phase, the mode and the chooser.
+
+        ``look`` has one row per plate (and "none"), per count of spatulas in play, per phase,
+        per mode and per chooser (and "none"), each with its values in its own columns. The chef_0
+        vector has ``n`` more columns, "seat ``i`` chooses now", which each seat's gather reads as
+        its ``my_choice_turn``."""
+        n, S, F, C, T, M = self.n, self.S, self.F, self.C, self.T, self.M
         start = {name: a for name, (a, _) in self.sl.items()}
+        D = self.D
         self.G_UP, self.G_DOWN = 12, 12 + F
+        self.W_GAME = W_GAME = 12 + F + C
         game_src = [2, 3, 4, 5, 8, 9, *range(12, 12 + F + C)]
         up0, down0 = start["table_face_up"], start["table_face_down"]
         game_dst = [start["round_no"], start["play_tick"], start["countdown_left"], start["orders_to_end"],
                     start["pile_size"], start["pile_size"] + 1, *range(up0, up0 + F), *range(down0, down0 + C)]
-        self.game_src, self.game_dst = np.array(game_src), np.array(game_dst)
         self.R_BUSY, self.R_LOADN, self.R_CARDS = 7, 7 + S, 7 + 2 * S
         self.R_DONE = self.R_CARDS + F
         self.R_WIDTH = self.R_DONE + 2 + C + T + F
@@ -377,16 +385,65 @@ class BatchObserver:
                     (self.R_CARDS, "plate_cards", F), (self.R_DONE, "completed_orders", 1),
                     (self.R_DONE + 1, "completed_score", 1), (self.R_DONE + 2, "completed_cards", C),
                     (self.R_DONE + 2 + C, "completed_types", T), (self.R_DONE + 2 + C + T, "completed_foods", F)]
-        src, dst = [], []
+        src, dst = list(game_src), list(game_dst)
         for i in range(n):
             for col, name, width in per_seat:
-                src += [i * self.R_WIDTH + col + k for k in range(width)]
+                src += [W_GAME + i * self.R_WIDTH + col + k for k in range(width)]
                 dst += [start[name] + i * width + k for k in range(width)]
-        self.seat_src, self.seat_dst = np.array(src), np.array(dst)
-        self.o_phase, self.o_mode = start["phase"], start["mode"]
-        self.slice_of = {name: slice(a, b) for name, (a, b) in self.sl.items()}
-        self.seat_arange = np.arange(n)
-        self.spatula_arange = np.arange(S)
+        self.src, self.dst = np.array(src), np.array(dst)
+        self.L0 = W_GAME + n * self.R_WIDTH  # the first lookup of a record
+        # the lookup table: its row blocks, then its column blocks
+        cat, none = self.cat, self.none_plate
+        n_pl = none + 1
+        self.SP0, self.PH0 = n_pl, n_pl + S + 1
+        self.MO0 = self.PH0 + len(self.phase_of)
+        self.CH0 = self.MO0 + M
+        rows = self.CH0 + n + 1
+        Ff = self.fronts.shape[1]
+        c_hint, c_mode, c_front, c_has = 0, C, C + M, C + M + Ff
+        c_play, c_phase, c_mo, c_ch = c_has + 1, c_has + 1 + S, c_has + 1 + S + 4, c_has + 1 + S + 4 + M
+        look = np.zeros((rows, c_ch + n), dtype=np.float32)
+        look[:none, c_front:c_front + Ff] = self.fronts[:none]
+        look[:none, c_has] = 1
+        for p in cat.plates:
+            look[p.idx, c_hint:c_hint + C] = p.hint
+            look[p.idx, c_mode + p.mode] = 1
+        for k in range(S + 1):
+            look[self.SP0 + k, c_play:c_play + k] = 1
+        assert len(self.phase_of) <= 4
+        for k in range(len(self.phase_of)):
+            look[self.PH0 + k, c_phase + k] = 1
+        for k in range(M):
+            look[self.MO0 + k, c_mo + k] = 1
+        for k in range(n):
+            look[self.CH0 + 1 + k, c_ch + k] = 1  # row CH0: no chooser
+        self.look = look
+        self.K = K = 4 + n + 4  # lookups per record: 2 tops, 2 shown fronts, n plates, spatulas, phase, mode, chooser
+        self.W = self.L0 + K
+        W_L = look.shape[1]
+        lsrc, ldst = [], []
+
+        def block(k: int, c0: int, width: int, d0: int) -> None:
+            lsrc.extend(k * W_L + c0 + j for j in range(width))
+            ldst.extend(d0 + j for j in range(width))
+
+        for t in range(2):  # the piles' top plates: their backs
+            block(t, c_hint, C, start["pile_top_hint"] + t * C)
+            block(t, c_mode, M, start["pile_top_mode"] + t * M)
+            block(2 + t, c_front, Ff, start["pile_top_front"] + t * Ff)
+        for i in range(n):
+            block(4 + i, c_front, Ff, start["plate_front"] + i * Ff)
+            block(4 + i, c_has, 1, start["has_plate"] + i)
+            block(4 + n, c_play, S, start["spatula_in_play"] + i * S)
+        block(5 + n, c_phase, len(self.phase_of), start["phase"])
+        block(6 + n, c_mo, M, start["mode"])
+        block(7 + n, c_ch, n, D)  # the n extra columns: seat i chooses now
+        self.lsrc, self.ldst = np.array(lsrc), np.array(ldst)
+        self.c_play = c_play
+        gathers = np.array(self.perms)
+        gathers[:, self.choice_at] = D + np.arange(n)  # seat i's my_choice_turn: "seat i chooses now"
+        self.gathers = gathers
+        self.load_at = start["spatula_load"]
 
     # ------------------------------------------------------------------ the batch
     def observe(self, rows: Sequence[int], engines: Sequence["FryingMasterEngine"], obs: np.ndarray,
@@ -399,84 +456,83 @@ class BatchObserver:
         G = len(engines)
         if G == 0:
             return
-        n, S, F, C = self.n, self.S, self.F, self.C
+        n, S, F = self.n, self.S, self.F
         none = self.none_plate
         phase_of, casual_modes, gold_cap = self.phase_of, self.casual_modes, self.gold_to_win
+        shows_front, SP0, PH0, MO0, CH0 = self.shows_front, self.SP0, self.PH0, self.MO0, self.CH0
         plate_memo, plate_stats = self._public._plate_memo, self._public._plate_stats
         done_stats = self._done_stats
-        # ---- one pass of Python: each game's record and each seat's
-        game_rec: list[list[int]] = []
-        seat_rec: list[list[int]] = []
+        # ---- one pass of Python: each game's record (its values, each seat's, its lookups) in one list
+        flat: list[int] = []
         load_idx: list[int] = []
         for g, eng in enumerate(engines):
             row = rows[g]
             a_cards, b_cards = eng.piles[0].cards, eng.piles[1].cards
-            phase = eng.phase
+            phase = phase_of[eng.phase]
             mode = eng.mode
             agents = eng.agents
             table = eng.table
-            rec = [phase_of[phase], mode, eng.round_no, eng.play_tick, eng.countdown_left, eng.orders_to_end,
-                   agents.index(eng.choose_queue[0]) if phase == "choose" else -1, eng.spatulas,
-                   len(a_cards), len(b_cards), a_cards[-1] if a_cards else none, b_cards[-1] if b_cards else none]
-            rec += table.up
-            rec += [len(d) for d in table.down]
-            game_rec.append(rec)
+            chooser = agents.index(eng.choose_queue[0]) + 1 if eng.phase == "choose" else 0
+            top_a = a_cards[-1] if a_cards else none
+            top_b = b_cards[-1] if b_cards else none
+            spatulas = eng.spatulas
+            flat += (phase, mode, eng.round_no, eng.play_tick, eng.countdown_left, eng.orders_to_end, chooser,
+                     spatulas, len(a_cards), len(b_cards), top_a, top_b)
+            flat += table.up
+            flat += [len(d) for d in table.down]
             casual = mode in casual_modes
             edits = eng._edits
             last = eng.history[-1]["total"] if eng.history else None
             finishers = eng.finishers
+            plates = []
             for i, a in enumerate(agents):
                 plate = eng.plates[a]
                 cards = eng.plate_cards[a]
                 if plate is None:
-                    r = [none, 0, 0, 0]
+                    flat += (none, 0, 0, 0)
+                    plates.append(none)
                 else:
                     key = (plate, tuple(cards), casual)
                     st = plate_memo.get(key)
                     if st is None:
                         st = plate_stats(key)
-                    r = [plate, *st]
+                    flat.append(plate)
+                    flat += st
+                    plates.append(plate)
                 gold = eng.gold[a]
-                r += (1 if a in finishers else 0, gold if gold < gold_cap else gold_cap,
-                      0 if last is None else int(last.get(a, 0)))
-                r += eng.busy[a]
+                flat += (1 if a in finishers else 0, gold if gold < gold_cap else gold_cap,
+                         0 if last is None else int(last.get(a, 0)))
+                flat += eng.busy[a]
                 base = (g * n + i) * S
                 for s, load in enumerate(eng.loads[a]):
-                    r.append(len(load))
+                    flat.append(len(load))
                     if load:
                         b = (base + s) * F
                         load_idx += [b + f for f in load]
-                r += cards
-                r += done_stats(row, i, eng.completed[a], casual, edits)
-                seat_rec.append(r)
+                flat += cards
+                flat += done_stats(row, i, eng.completed[a], casual, edits)
+            shown = shows_front[mode]
+            flat += (top_a, top_b, top_a if shown else none, top_b if shown else none)
+            flat += plates
+            flat += (SP0 + spatulas, PH0 + phase, MO0 + mode, CH0 + chooser)
         # ---- the chef_0 vectors, every game at once
-        gr = np.array(game_rec, dtype=np.int64)                      # (G, 12 + F + C)
-        sr = np.array(seat_rec, dtype=np.int64).reshape(G, n, -1)   # (G, n, R_WIDTH)
-        gi = np.arange(G)
-        sl = self.slice_of
-        v = np.zeros((G, self.D), dtype=np.float32)
-        v[:, self.game_dst] = gr[:, self.game_src]
-        v[:, self.seat_dst] = sr.reshape(G, -1)[:, self.seat_src]
-        v[gi, self.o_phase + gr[:, 0]] = 1
-        v[gi, self.o_mode + gr[:, 1]] = 1
-        tops = gr[:, 10:12]                                          # (G, 2): none_plate for an empty pile
-        v[:, sl["pile_top_hint"]] = self.hints[tops].reshape(G, -1)
-        v[:, sl["pile_top_mode"]] = self.top_modes[tops].reshape(G, -1)
-        fronts_shown = np.where(self.shows_front[gr[:, 1]][:, None], tops, none)  # Pre-order Fry only
-        v[:, sl["pile_top_front"]] = self.fronts[fronts_shown].reshape(G, -1)
-        plate = sr[:, :, 0]
-        has = plate != none
-        v[:, sl["has_plate"]] = has
-        v[:, sl["plate_front"]] = self.fronts[plate].reshape(G, -1)
-        in_play = self.spatula_arange[None, :] < gr[:, 7][:, None]  # (G, S)
-        v[:, sl["spatula_in_play"]].reshape(G, n, S)[...] = in_play[:, None, :]  # (a view: rows are contiguous)
+        try:  # every value a byte (almost always): one conversion from bytes
+            R = np.frombuffer(bytes(flat), dtype=np.uint8).astype(np.int64).reshape(G, self.W)
+        except ValueError:  # a value outside 0..255 (a negative plate value, a large score)
+            R = np.array(flat, dtype=np.int64).reshape(G, self.W)
+        v = np.zeros((G, self.D + n), dtype=np.float32)  # (+ n columns: "seat i chooses now")
+        v[:, self.dst] = R[:, self.src]
+        looked = self.look[R[:, self.L0:]].reshape(G, -1)  # (G, K x columns of the lookup table)
+        v[:, self.ldst] = looked[:, self.lsrc]
         if load_idx:
-            v[:, sl["spatula_load"]] = np.bincount(load_idx, minlength=G * n * S * F).reshape(G, -1)
+            v[:, self.load_at:self.load_at + n * S * F] = np.bincount(load_idx, minlength=G * n * S * F).reshape(G, -1)
         # ---- the masks (legality's rules, every game at once)
-        m = batch_masks(self.mask_plan, gr[:, 0], gr[:, 8:10] > 0, gr[:, 6], gr[:, self.G_UP:self.G_DOWN] > 0,
-                        gr[:, self.G_DOWN:] > 0, plate, has, sr[:, :, self.R_CARDS:self.R_DONE].sum(axis=2),
-                        sr[:, :, self.R_BUSY:self.R_LOADN], sr[:, :, self.R_LOADN:self.R_CARDS], in_play,
-                        sr[:, :, 4] != 0)
-        # ---- every seat's view: the chef_0 vector gathered by the seat's rotation, then "my choice turn"
-        write_rows(rows, obs, masks, v, self.perms, m)
-        obs[np.asarray(rows, dtype=np.intp), :, self.choice_at] = gr[:, 6][:, None] == self.seat_arange[None, :]
+        sr = R[:, self.W_GAME:self.L0].reshape(G, n, self.R_WIDTH)
+        plate = sr[:, :, 0]
+        sp = (4 + n) * self.look.shape[1] + self.c_play
+        m = batch_masks(self.mask_plan, R[:, 0], R[:, 8:10] > 0, R[:, 6] - 1, R[:, self.G_UP:self.G_DOWN] > 0,
+                        R[:, self.G_DOWN:self.W_GAME] > 0, plate, plate != none,
+                        sr[:, :, self.R_CARDS:self.R_DONE].sum(axis=2), sr[:, :, self.R_BUSY:self.R_LOADN],
+                        sr[:, :, self.R_LOADN:self.R_CARDS], looked[:, sp:sp + S] > 0, sr[:, :, 4] != 0)
+        # ---- every seat's view: the chef_0 vector gathered by the seat's rotation (and "my choice turn")
+        write_rows(rows, obs, masks, v, self.gathers, m)
