@@ -46,10 +46,10 @@ games and of ``ProcessBatchedEnv`` at N = 64 (``--workers``, default the
 usable cores), one configuration per env (its first test configuration);
 random legal actions for the whole batch from the stacked masks; agent-steps
 per batched step = ``venv.alive.sum()`` before it; about ``--vector-steps``
-game-steps per run; *vs single env* = over the single-process figure above;
+game-steps per run, and at least 200 batched steps (``--quick``: 8); *vs single env* = over the single-process figure above;
 *vs loop of N envs* = over a Python loop stepping N separate envs through the
 same games and steps (each live agent's action drawn from its mask as the
-single-env harness draws); *vs BatchedEnv* (process rows) = over the
+single-env harness draws), timed in turn with the batch in every repeat; *vs BatchedEnv* (process rows) = over the
 in-process ``BatchedEnv`` of the same N in the same run (the issue's scaling
 measure: at least 1.7x with both cores).
 
