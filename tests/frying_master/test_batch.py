@@ -123,3 +123,20 @@ def test_a_state_set_outside_step_is_read_as_it_is():
     eng.invalidate_masks()
     check(eng)
 
+
+
+def test_a_value_outside_a_byte_is_converted_as_int64():
+    """The records go through ``bytes`` when every value fits in one; a play tick of 300 and a
+    negative last-round total (states set outside ``step``) take the int64 conversion, beside a
+    game whose values all fit, and the batch still equals the per-game path."""
+    encoder, observer, engines, rng = _games(2, 4, seeds=(3, 4), players=2, mode="drawn")
+    while any(e.phase != "play" for e in engines):
+        _step_random(engines, rng)
+    eng = engines[0]
+    eng.play_tick = 300
+    eng.history.append({"total": {eng.agents[0]: -3, eng.agents[1]: 2}})
+    eng.invalidate_masks()
+    obs, _ = check_batch(observer, encoder, engines)
+    at = encoder.layout.slices
+    assert obs[0, 0, at["play_tick"].start] == 300.0
+    assert sorted(obs[0, :, at["last_round_total"].start].tolist()) == [-3.0, 2.0]
