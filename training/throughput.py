@@ -35,6 +35,7 @@ from __future__ import annotations
 import functools
 import statistics
 import time
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Callable
 
@@ -74,9 +75,10 @@ def _fps(times: list[float], frames: int) -> float:
     return frames / statistics.median(kept)
 
 
-def _learn(model, s: dict, n_envs: int) -> tuple[float, float]:
-    """(rollout fps, end-to-end fps) of ``model.learn`` over ``s["rollouts"]`` rollouts."""
-    timer = _rollout_timer()
+def _learn(model, s: dict, n_envs: int, timer=None) -> tuple[float, float]:
+    """(rollout fps, end-to-end fps) of ``model.learn`` over ``s["rollouts"]`` rollouts (``timer``: the
+    rollout timer callback, a fresh :func:`_rollout_timer` by default)."""
+    timer = timer or _rollout_timer()
     frames = s["n_steps"] * n_envs
     t0 = time.perf_counter()
     model.learn(frames * s["rollouts"], callback=timer)
@@ -110,7 +112,7 @@ def bridge_fps(env_id: str, s: dict, workers: int = 1) -> tuple[float, int, int]
     return f["rollout_fps"], f["n_envs"], f["env_copies"]
 
 
-def bridge_figures(env_id: str, s: dict, workers: int = 1, sampler: str = "exact") -> dict:
+def bridge_figures(env_id: str, s: dict, workers: int = 1, sampler: str = "exact", timer=None) -> dict:
     """``rollout_fps``, ``train_fps`` (end to end), ``n_envs`` (learner slots) and
     ``env_copies`` for one game, the copies stepped by ``workers`` processes, the learner
     drawing with ``sampler`` (``training.action_sampler``, :mod:`training.sampling`)."""
@@ -135,7 +137,7 @@ def bridge_figures(env_id: str, s: dict, workers: int = 1, sampler: str = "exact
         use_sampler(model, sampler)
         if plan.uses_pool:
             venv.venv.add_snapshot("snapshot@0", NumpyActor.from_sb3_policy(model.policy).state())
-        rollout, train = _learn(model, s, n_envs)
+        rollout, train = _learn(model, s, n_envs, timer)
         return {"rollout_fps": rollout, "train_fps": train, "n_envs": n_envs, "env_copies": copies}
     finally:
         venv.close()
@@ -270,6 +272,86 @@ def learner_alone_figures(env_id: str, s: dict, sampler: str = "exact") -> dict:
     return {"rollout_fps": rollout, "train_fps": train, "n_envs": venv.num_envs}
 
 
+#: The parts of a rollout's batched step that :func:`rollout_breakdown` times: (label, what is timed).
+BREAKDOWN_PARTS = (
+    ("env_step", "the bridge's env step (training.copies.CopyGroup.step)"),
+    ("other_seats", "the other seats' policies (CopyGroup._other_actions)"),
+    ("batched_step", "the games' batched step (envs.vector.BatchedEnv.step)"),
+    ("engines", "the engines' steps (the game's engine.step_validated)"),
+    ("observer", "the batch observer (observations and masks of many games at once)"),
+)
+
+
+@contextmanager
+def _timing(targets: list[tuple[object, str, str]], totals: dict[str, float]):
+    """Within the block, every ``(owner, attribute, key)`` of ``targets`` (a class and a method name)
+    adds its calls' wall time to ``totals[key]``; every attribute is put back as it was after it
+    (an inherited method is removed from the class again)."""
+    saved = []
+    try:
+        for owner, attr, key in targets:
+            own = attr in vars(owner)
+            original = getattr(owner, attr)
+            saved.append((owner, attr, own, vars(owner).get(attr)))
+
+            def timed(*args, _f=original, _key=key, **kwargs):
+                t0 = time.perf_counter()
+                try:
+                    return _f(*args, **kwargs)
+                finally:
+                    totals[_key] += time.perf_counter() - t0
+
+            setattr(owner, attr, timed)
+        yield
+    finally:
+        for owner, attr, own, original in reversed(saved):
+            if own:
+                setattr(owner, attr, original)
+            else:
+                delattr(owner, attr)
+
+
+def rollout_breakdown(env_id: str, s: dict) -> dict:
+    """Where one process's rollout through the bridge spends its time: microseconds per batched step
+    of the bridge (``n_envs`` slots), over the rollouts after the first (warm-up), for each part of
+    :data:`BREAKDOWN_PARTS` (timers around those methods, a few tenths of a microsecond a call), and
+    derived from them: ``rest_of_batched_step`` (the batch's own work, and the per-game observations
+    of games that end or that are too few for the observer), ``bridge_own`` (the bridge's work around
+    the batch: actions in, rewards, infos and policy vectors out) and ``learner_side`` (the policy's
+    forward pass, the draw, the rollout buffer, SB3's bookkeeping). ``rollout`` is the whole step."""
+    from envs.vector.batched import BatchedEnv
+    from training.copies import CopyGroup
+
+    probe = BatchedEnv(env_id, 1)
+    probe.reset(seed=0)
+    engine_cls, observer_cls = type(probe.envs[0].engine), type(probe._observer)
+    probe.close()
+    totals = {key: 0.0 for key, _ in BREAKDOWN_PARTS}
+    rollouts: list[float] = []
+
+    class Zeroing(type(_rollout_timer())):  # the rollout timer, which also drops the warm-up's part times
+        def _on_rollout_end(self) -> None:
+            super()._on_rollout_end()
+            rollouts.append(self.times[-1])
+            if len(rollouts) == 1:
+                for key in totals:
+                    totals[key] = 0.0
+
+    targets = [(CopyGroup, "step", "env_step"), (CopyGroup, "_other_actions", "other_seats"),
+               (BatchedEnv, "step", "batched_step"), (engine_cls, "step_validated", "engines")]
+    if observer_cls is not type(None):  # (a game without a batch observer: its part stays 0)
+        targets.append((observer_cls, "observe", "observer"))
+    with _timing(targets, totals):
+        bridge_figures(env_id, s, 1, timer=Zeroing())
+    steps = s["n_steps"] * (len(rollouts) - 1)
+    us = {key: totals[key] / steps * 1e6 for key in totals}
+    us["rollout"] = sum(rollouts[1:]) / steps * 1e6
+    us["rest_of_batched_step"] = us["batched_step"] - us["engines"] - us["observer"]
+    us["bridge_own"] = us["env_step"] - us["batched_step"] - us["other_seats"]
+    us["learner_side"] = us["rollout"] - us["env_step"]
+    return us
+
+
 def _learner(s: dict, venv):
     """The measured learner: MaskablePPO with :class:`training.sampling.MaskablePolicy`, ``s``'s
     settings, one epoch over one batch of the rollout, seed 0, CPU."""
@@ -303,6 +385,7 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
             if w != 1:
                 fw = bridge_figures(env_id, s, w)
                 row["by_workers"][w], row["train_by_workers"][w] = fw["rollout_fps"], fw["train_fps"]
+        row["breakdown_us"] = rollout_breakdown(env_id, s)
         rows.append(row)
     after, after_train = cartpole_figures(s)
     cart = float(np.mean([before, after]))
@@ -333,6 +416,19 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
     log("The learner alone: the same MaskablePPO learner, settings and draw on a recorded trajectory of the "
         "game's bridge replayed at no cost (training.throughput.learner_alone_figures): the most that any "
         "speed-up of the game and the bridge could give the rollout. The game's share: 1 - rollout / learner alone.")
+    log("")
+    log("Where a rollout's batched step goes, one process (microseconds per batched step of the bridge, the "
+        "rollouts after the first; timers around the calls, training.throughput.rollout_breakdown):")
+    log("")
+    order = [("rollout", "the whole step"), ("learner_side", "the learner's side (policy, draw, buffer)"),
+             ("env_step", "the bridge's env step"), ("other_seats", "· the other seats' policies"),
+             ("engines", "· the engines' steps"), ("observer", "· the batch observer"),
+             ("rest_of_batched_step", "· the rest of the batched step"), ("bridge_own", "· the bridge's own work")]
+    log("| part |" + "".join(f" {r['env']} |" for r in rows))
+    log("|---|" + "---|" * len(rows))
+    for key, label in order:
+        log(f"| {label} |" + "".join(f" {r['breakdown_us'][key]:,.0f} |" for r in rows))
+    log(f"| CartPole-v1's whole step (PPO) | {s['n_envs'] / cart * 1e6:,.0f} |" + " |" * (len(rows) - 1))
     log("")
     log(f"End to end (rollouts and updates, n_epochs=1, {s['rollouts']} rollouts, the first included): learner steps/s")
     log("")

@@ -22,6 +22,15 @@ def test_quick_run_rows_are_consistent_with_the_table():
     assert game["n_envs"] == 4 and game["env_copies"] == 4  # 4 slots, one learner seat per copy
     row = next(line for line in lines if line.startswith("| frying_master_v1 "))
     assert f"{game['ratio_to_cartpole']:.2f}" in row and ("met" in row or "missed" in row)
+    # where the rollout's step goes: every timed part inside the one that contains it
+    b = game["breakdown_us"]
+    assert b["engines"] > 0 and b["other_seats"] > 0 and b["observer"] >= 0  # (4 copies: below min_games)
+    assert b["engines"] + b["observer"] <= b["batched_step"] <= b["env_step"] - b["other_seats"] <= b["rollout"]
+    assert b["rest_of_batched_step"] == pytest.approx(b["batched_step"] - b["engines"] - b["observer"])
+    assert b["bridge_own"] == pytest.approx(b["env_step"] - b["batched_step"] - b["other_seats"])
+    assert b["learner_side"] == pytest.approx(b["rollout"] - b["env_step"])
+    assert f"| the whole step | {b['rollout']:,.0f} |" in lines
+    assert f"| · the engines' steps | {b['engines']:,.0f} |" in lines
 
 
 def test_quick_run_reports_end_to_end_steps_next_to_cartpole():
@@ -94,3 +103,27 @@ def test_quick_run_reports_the_learner_alone_and_the_games_share():
     row = next(line for line in lines if line.startswith("| frying_master_v1 ") and line.count("|") > 8)
     assert f"{game['learner_alone_fps']:,.0f}, {game['learner_alone_ratio']:.2f}" in row
     assert row.rstrip().endswith(f"{game['game_share']:.0%} |")
+
+
+def test_the_breakdowns_timers_leave_every_method_as_it_was():
+    """``_timing`` counts calls into the totals, and afterwards the class's own method is back and
+    an inherited one is inherited again, also when the block raises."""
+    from training.throughput import _timing
+
+    class Base:
+        def f(self, x):
+            return x + 1
+
+    class Child(Base):
+        def g(self):
+            return "g"
+
+    own_g = Child.__dict__["g"]
+    totals = {"f": 0.0, "g": 0.0}
+    with pytest.raises(RuntimeError):
+        with _timing([(Child, "f", "f"), (Child, "g", "g")], totals):
+            c = Child()
+            assert c.f(1) == 2 and c.g() == "g"
+            raise RuntimeError("stop")
+    assert totals["f"] > 0 and totals["g"] > 0
+    assert "f" not in vars(Child) and Child.f is Base.f and vars(Child)["g"] is own_g
