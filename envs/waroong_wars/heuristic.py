@@ -36,8 +36,13 @@ from envs.waroong_wars.rules.variants import slots_for
 
 
 _ARRAY_FROM = 3  # menus from which the array form is faster than the reference's loops
-_TABLES_KEPT = 64  # set tables kept per policy (a display's tables serve a whole round)
-_VALUES_KEPT = 4096  # draft values kept per set table
+_TABLES_KEPT = 128  # set tables kept (a display's tables serve a whole round, for every seat and policy)
+_VALUES_KEPT = 1024  # draft values kept per set table
+
+#: The set tables of every policy in this process (:meth:`HeuristicPolicy._sets_table`), by (menus, own pile,
+#: powers): a table and its memos depend on nothing else (the catalog is ``load_catalog()``'s one), so the
+#: seats of a game and the games of a batch that share a display share its table.
+_SHARED_TABLES: dict = {}
 
 
 def _bits(k: int) -> np.ndarray:
@@ -96,11 +101,11 @@ def _fit(t: "_SetsTable", have: np.ndarray, go_boy: int, picks_left: int | None)
     or as it stands when None) and its coverage, the share of its requirements held (1 when
     complete sets only are asked for): two arrays ``(..., sets)``."""
     over = np.maximum(t.req - have, 0).sum(axis=-1)
-    wild = np.minimum(go_boy, over)
-    missing = over - wild
+    missing = over - np.minimum(go_boy, over)  # what the Go Boy! cards do not cover
     if picks_left is None:
         return missing == 0, np.ones(missing.shape)
-    return missing <= picks_left, (np.minimum(t.req, have).sum(axis=-1) + wild) / t.size
+    # held cards and wild cards: (size - over) + min(go_boy, over) = size - missing, the same integer
+    return missing <= picks_left, (t.size - missing) / t.size
 
 
 class HeuristicPolicy(Policy):
@@ -122,12 +127,8 @@ class HeuristicPolicy(Policy):
         self.recall = recall
         self.cat = load_catalog()
         self.tukang_kinds = [self.cat.tukang_for(c) for c in range(5)]
-        # row t: what one more card of type t adds to the five main-ingredient counts
-        self._unit = np.zeros((self.cat.n_types, 5), dtype=np.int64)
-        self._unit[np.arange(5), np.arange(5)] = 1
         self.kind = {k.ability: k.index for k in self.cat.customers}
         self._memory: dict[str, tuple[Any, list[int]]] = {}
-        self._tables: dict = {}
 
     @property
     def forced_moves_free(self) -> bool:
@@ -212,16 +213,18 @@ class HeuristicPolicy(Policy):
     def _sets_table(self, view: PublicView, menus: list[int]) -> "_SetsTable":
         """Every non-empty set of ``menus`` (in the reference's bit order):
         requirements, VP with pair bonuses, and the menus' supplement icons.
-        Kept per (menus, own pile, powers), which a round's picks share."""
+        Kept per (menus, own pile, powers) for every policy of the process (:data:`_SHARED_TABLES`),
+        which a round's picks share."""
         pair = self._power(view, view.viewer) == PAIR_POWER
         jeng = self._power(view, view.viewer) == PLAIN_MENU_SUPPLEMENT_POWER
         own = tuple(self.cat.menus[m].dish.index for m in view.piles[view.viewer]) if pair else ()
         key = (tuple(menus), own, pair, jeng)
-        table = self._tables.get(key)
+        tables = _SHARED_TABLES
+        table = tables.get(key)
         if table is None:
-            if len(self._tables) >= _TABLES_KEPT:
-                self._tables.clear()
-            table = self._tables[key] = _SetsTable(self.cat, menus, list(own), pair, jeng)
+            if len(tables) >= _TABLES_KEPT:
+                tables.clear()
+            table = tables[key] = _SetsTable(self.cat, menus, list(own), pair, jeng)
         return table
 
     def _supplement_bonus(self, t: "_SetsTable", j: int, sups: tuple[int, ...]) -> int:
@@ -363,16 +366,22 @@ class HeuristicPolicy(Policy):
     def _pick_values_of(self, t: "_SetsTable", view: PublicView, hand: list[int], tuk: list[int], go_boy: int,
                         picks_left: int, types: list[int]) -> list[float]:
         """:meth:`_pick_values` computed (not remembered) for the sets of ``t``."""
-        have = (np.add(hand[:5], tuk) + self._unit[types])[:, None]  # (candidates, 1, 5)
-        ok, cov = _fit(t, have, go_boy, picks_left)  # (candidates, sets)
-        if view.token_supply > 0:  # as in _best_set: the bonus only for the sets that can be (or tie) the best
-            floor = np.where(ok, t.vp * cov * cov, -1.0).max(axis=1)
-            high = (t.vp + t.sup_cap) * cov * cov
-            rows, cols = np.nonzero(ok & (high >= floor[:, None]))
-            n_sup = len(self.cat.supplements)
-            held = tuple(hand[5:5 + n_sup])
+        base = [h + k for h, k in zip(hand[:5], tuk)]
+        have = np.array([base[:ty] + [base[ty] + 1] + base[ty + 1:] if ty < 5 else base for ty in types])[:, None]
+        ok, cov = _fit(t, have, go_boy, picks_left)  # (candidates, sets), have: (candidates, 1, 5)
+        n_sup = len(self.cat.supplements)
+        held = tuple(hand[5:5 + n_sup])
+        # (no supplement held nor among the candidates: no set gets a bonus, the branch below is exact)
+        if view.token_supply > 0 and (any(held) or any(5 <= ty < 5 + n_sup for ty in types)):
+            # as in _best_set: the bonus only for the sets that can be (or tie) the best
             sups = [held[:ty - 5] + (held[ty - 5] + 1,) + held[ty - 4:] if 5 <= ty < 5 + n_sup else held
                     for ty in types]
+            # A set's bonus is at most 2 per menu that could take a supplement (sup_cap) and 2 per
+            # supplement held: the sets whose bound stays below the best value without a bonus cannot win.
+            cap = 2.0 * np.array([sum(h) for h in sups], dtype=np.float64)[:, None]
+            floor = np.where(ok, t.vp * cov * cov, -1.0).max(axis=1)
+            high = (t.vp + np.minimum(t.sup_cap, cap)) * cov * cov
+            rows, cols = np.nonzero(ok & (high >= floor[:, None]))
             best = [0.0] * len(types)  # (a value that is not > 0 counts as 0, as in _best_set)
             bonus = self._supplement_bonus
             for r, j, v, c in zip(rows.tolist(), cols.tolist(), t.vp[cols].tolist(), cov[rows, cols].tolist()):
