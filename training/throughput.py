@@ -333,7 +333,7 @@ def rollout_breakdown(env_id: str, s: dict) -> dict:
         def _on_rollout_end(self) -> None:
             super()._on_rollout_end()
             rollouts.append(self.times[-1])
-            if len(rollouts) == 1:
+            if len(rollouts) == 1 and s["rollouts"] > 1:
                 for key in totals:
                     totals[key] = 0.0
 
@@ -343,9 +343,10 @@ def rollout_breakdown(env_id: str, s: dict) -> dict:
         targets.append((observer_cls, "observe", "observer"))
     with _timing(targets, totals):
         bridge_figures(env_id, s, 1, timer=Zeroing())
-    steps = s["n_steps"] * (len(rollouts) - 1)
+    kept = rollouts[1:] if len(rollouts) > 1 else rollouts  # (a single rollout is all there is)
+    steps = s["n_steps"] * len(kept)
     us = {key: totals[key] / steps * 1e6 for key in totals}
-    us["rollout"] = sum(rollouts[1:]) / steps * 1e6
+    us["rollout"] = sum(kept) / steps * 1e6
     us["rest_of_batched_step"] = us["batched_step"] - us["engines"] - us["observer"]
     us["bridge_own"] = us["env_step"] - us["batched_step"] - us["other_seats"]
     us["learner_side"] = us["rollout"] - us["env_step"]

@@ -396,12 +396,14 @@ class BatchObserver:
         cat, none = self.cat, self.none_plate
         n_pl = none + 1
         self.SP0, self.PH0 = n_pl, n_pl + S + 1
-        self.MO0 = self.PH0 + len(self.phase_of)
+        self.MO0 = self.PH0 + len(self.phase_of)  # (one row per phase)
         self.CH0 = self.MO0 + M
         rows = self.CH0 + n + 1
         Ff = self.fronts.shape[1]
         c_hint, c_mode, c_front, c_has = 0, C, C + M, C + M + Ff
-        c_play, c_phase, c_mo, c_ch = c_has + 1, c_has + 1 + S, c_has + 1 + S + 4, c_has + 1 + S + 4 + M
+        P = len(self.phase_of)
+        c_play, c_phase = c_has + 1, c_has + 1 + S
+        c_mo, c_ch = c_phase + P, c_phase + P + M
         look = np.zeros((rows, c_ch + n), dtype=np.float32)
         look[:none, c_front:c_front + Ff] = self.fronts[:none]
         look[:none, c_has] = 1
@@ -410,8 +412,7 @@ class BatchObserver:
             look[p.idx, c_mode + p.mode] = 1
         for k in range(S + 1):
             look[self.SP0 + k, c_play:c_play + k] = 1
-        assert len(self.phase_of) <= 4
-        for k in range(len(self.phase_of)):
+        for k in range(P):
             look[self.PH0 + k, c_phase + k] = 1
         for k in range(M):
             look[self.MO0 + k, c_mo + k] = 1
@@ -435,7 +436,7 @@ class BatchObserver:
             block(4 + i, c_front, Ff, start["plate_front"] + i * Ff)
             block(4 + i, c_has, 1, start["has_plate"] + i)
             block(4 + n, c_play, S, start["spatula_in_play"] + i * S)
-        block(5 + n, c_phase, len(self.phase_of), start["phase"])
+        block(5 + n, c_phase, P, start["phase"])
         block(6 + n, c_mo, M, start["mode"])
         block(7 + n, c_ch, n, D)  # the n extra columns: seat i chooses now
         self.lsrc, self.ldst = np.array(lsrc), np.array(ldst)
@@ -518,7 +519,7 @@ class BatchObserver:
         # ---- the chef_0 vectors, every game at once
         try:  # every value a byte (almost always): one conversion from bytes
             R = np.frombuffer(bytes(flat), dtype=np.uint8).astype(np.int64).reshape(G, self.W)
-        except ValueError:  # a value outside 0..255 (a negative plate value, a large score)
+        except (ValueError, TypeError):  # a value outside 0..255 (a negative plate value, a large score)
             R = np.array(flat, dtype=np.int64).reshape(G, self.W)
         v = np.zeros((G, self.D + n), dtype=np.float32)  # (+ n columns: "seat i chooses now")
         v[:, self.dst] = R[:, self.src]
