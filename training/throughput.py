@@ -272,13 +272,17 @@ def learner_alone_figures(env_id: str, s: dict, sampler: str = "exact") -> dict:
     return {"rollout_fps": rollout, "train_fps": train, "n_envs": venv.num_envs}
 
 
-#: The parts of a rollout's batched step that :func:`rollout_breakdown` times: (label, what is timed).
-BREAKDOWN_PARTS = (
-    ("env_step", "the bridge's env step (training.copies.CopyGroup.step)"),
-    ("other_seats", "the other seats' policies (CopyGroup._other_actions)"),
-    ("batched_step", "the games' batched step (envs.vector.BatchedEnv.step)"),
-    ("engines", "the engines' steps (the game's engine.step_validated)"),
-    ("observer", "the batch observer (observations and masks of many games at once)"),
+#: The rows of :func:`rollout_breakdown`'s table, in print order: (key, label). ``rollout``,
+#: ``learner_side``, ``rest_of_batched_step`` and ``bridge_own`` are derived; the others are timed.
+BREAKDOWN_ROWS = (
+    ("rollout", "the whole step"),
+    ("learner_side", "the learner's side (policy, draw, buffer)"),
+    ("env_step", "the bridge's env step"),
+    ("other_seats", "· the other seats' policies"),
+    ("engines", "· the engines' steps"),
+    ("observer", "· the batch observer"),
+    ("rest_of_batched_step", "· the rest of the batched step"),
+    ("bridge_own", "· the bridge's own work"),
 )
 
 
@@ -313,12 +317,17 @@ def _timing(targets: list[tuple[object, str, str]], totals: dict[str, float]):
 
 def rollout_breakdown(env_id: str, s: dict) -> dict:
     """Where one process's rollout through the bridge spends its time: microseconds per batched step
-    of the bridge (``n_envs`` slots), over the rollouts after the first (warm-up), for each part of
-    :data:`BREAKDOWN_PARTS` (timers around those methods, a few tenths of a microsecond a call), and
-    derived from them: ``rest_of_batched_step`` (the batch's own work, and the per-game observations
-    of games that end or that are too few for the observer), ``bridge_own`` (the bridge's work around
-    the batch: actions in, rewards, infos and policy vectors out) and ``learner_side`` (the policy's
-    forward pass, the draw, the rollout buffer, SB3's bookkeeping). ``rollout`` is the whole step."""
+    of the bridge (``n_envs`` slots), over the rollouts after the first (warm-up), by the keys of
+    :data:`BREAKDOWN_ROWS` (and ``batched_step``).
+
+    Timed (timers around the methods, a few tenths of a microsecond a call): ``env_step``
+    (``training.copies.CopyGroup.step``), ``other_seats`` (``CopyGroup._other_actions``),
+    ``batched_step`` (``envs.vector.BatchedEnv.step``), ``engines`` (the game's
+    ``engine.step_validated``) and ``observer`` (its batch observer's ``observe``). Derived:
+    ``rest_of_batched_step`` (the batch's own work, and the per-game observations of games that end
+    or are too few for the observer), ``bridge_own`` (the bridge's work around the batch: actions in,
+    rewards, infos and policy vectors out), ``learner_side`` (the policy's forward pass, the draw, the
+    rollout buffer, SB3's bookkeeping) and ``rollout``, the whole step."""
     from envs.vector.batched import BatchedEnv
     from training.copies import CopyGroup
 
@@ -326,7 +335,7 @@ def rollout_breakdown(env_id: str, s: dict) -> dict:
     probe.reset(seed=0)
     engine_cls, observer_cls = type(probe.envs[0].engine), type(probe._observer)
     probe.close()
-    totals = {key: 0.0 for key, _ in BREAKDOWN_PARTS}
+    totals = {key: 0.0 for key in ("env_step", "other_seats", "batched_step", "engines", "observer")}
     rollouts: list[float] = []
 
     class Zeroing(type(_rollout_timer())):  # the rollout timer, which also drops the warm-up's part times
@@ -421,13 +430,9 @@ def run_throughput(log: Callable[[str], None] = print, quick: bool = False,
     log("Where a rollout's batched step goes, one process (microseconds per batched step of the bridge, the "
         "rollouts after the first; timers around the calls, training.throughput.rollout_breakdown):")
     log("")
-    order = [("rollout", "the whole step"), ("learner_side", "the learner's side (policy, draw, buffer)"),
-             ("env_step", "the bridge's env step"), ("other_seats", "· the other seats' policies"),
-             ("engines", "· the engines' steps"), ("observer", "· the batch observer"),
-             ("rest_of_batched_step", "· the rest of the batched step"), ("bridge_own", "· the bridge's own work")]
     log("| part |" + "".join(f" {r['env']} |" for r in rows))
     log("|---|" + "---|" * len(rows))
-    for key, label in order:
+    for key, label in BREAKDOWN_ROWS:
         log(f"| {label} |" + "".join(f" {r['breakdown_us'][key]:,.0f} |" for r in rows))
     log(f"| CartPole-v1's whole step (PPO) | {s['n_envs'] / cart * 1e6:,.0f} |" + " |" * (len(rows) - 1))
     log("")

@@ -23,7 +23,7 @@ from typing import Sequence
 
 import numpy as np
 
-from envs.core.encoding import BatchDoor, write_rows
+from envs.core.encoding import BatchDoor, game_records, write_rows
 from envs.core.tables import ObservationLayout
 from envs.frying_master.cards import PLATE_TYPES, Catalog
 from envs.frying_master.public import PublicView
@@ -310,7 +310,6 @@ class BatchObserver:
         lay = encoder.layout
         self.D = lay.size
         self.sl = {name: (s.start, s.stop) for name, s in lay.slices.items()}
-        self.perms = encoder._all_perms  # (n, D): seat i's observation is the chef_0 vector gathered by perms[i]
         self.choice_at = encoder._choice_at
         n_pl = len(cat.plates)
         self.none_plate = n_pl  # the row of "no plate" in the lookup tables below
@@ -327,7 +326,7 @@ class BatchObserver:
         self._public = encoder._public  # its memos of derived plate values are shared
         # Per (row, seat): (completed list, its length, its last entry, casual, stats) last scored.
         self._done_seen: list[list] = [[None] * n for _ in range(num_games)]
-        self._layouts()
+        self._layouts(encoder._all_perms)
 
     # ------------------------------------------------------------------ derived values (memoised)
     def _done_stats(self, row: int, i: int, done: list, casual: bool, edits: int) -> list:
@@ -349,7 +348,7 @@ class BatchObserver:
         return out
 
     # ------------------------------------------------------------------ the record layouts
-    def _layouts(self) -> None:
+    def _layouts(self, perms: np.ndarray) -> None:
         """Where each value of a game's record goes in the chef_0 vector.
 
         A game's record is one list of small integers: the game's values, then each seat's, then
@@ -419,8 +418,7 @@ class BatchObserver:
         for k in range(n):
             look[self.CH0 + 1 + k, c_ch + k] = 1  # row CH0: no chooser
         self.look = look
-        self.K = K = 4 + n + 4  # lookups per record: 2 tops, 2 shown fronts, n plates, spatulas, phase, mode, chooser
-        self.W = self.L0 + K
+        self.W = self.L0 + 4 + n + 4  # lookups per record: 2 tops, 2 shown fronts, n plates, spatulas, phase, mode, chooser
         W_L = look.shape[1]
         lsrc, ldst = [], []
 
@@ -441,7 +439,7 @@ class BatchObserver:
         block(7 + n, c_ch, n, D)  # the n extra columns: seat i chooses now
         self.lsrc, self.ldst = np.array(lsrc), np.array(ldst)
         self.c_play = c_play
-        gathers = np.array(self.perms)
+        gathers = np.array(perms)  # (n, D): seat i's observation is the chef_0 vector gathered by row i
         gathers[:, self.choice_at] = D + np.arange(n)  # seat i's my_choice_turn: "seat i chooses now"
         self.gathers = gathers
         self.load_at = start["spatula_load"]
@@ -517,10 +515,7 @@ class BatchObserver:
             flat += plates
             flat += (SP0 + spatulas, PH0 + phase, MO0 + mode, CH0 + chooser)
         # ---- the chef_0 vectors, every game at once
-        try:  # every value a byte (almost always): one conversion from bytes
-            R = np.frombuffer(bytes(flat), dtype=np.uint8).astype(np.int64).reshape(G, self.W)
-        except (ValueError, TypeError):  # a value outside 0..255 (a negative plate value, a large score)
-            R = np.array(flat, dtype=np.int64).reshape(G, self.W)
+        R = game_records(flat, G).astype(np.int64, copy=False)  # (int64: the chooser's "- 1" below)
         v = np.zeros((G, self.D + n), dtype=np.float32)  # (+ n columns: "seat i chooses now")
         v[:, self.dst] = R[:, self.src]
         looked = self.look[R[:, self.L0:]].reshape(G, -1)  # (G, K x columns of the lookup table)

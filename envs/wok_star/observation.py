@@ -32,7 +32,7 @@ import functools
 
 import numpy as np
 
-from envs.core.encoding import BatchDoor, write_rows
+from envs.core.encoding import BatchDoor, game_records, write_rows
 from envs.core.tables import ObservationLayout
 from envs.wok_star.actions import build_action_table
 from envs.wok_star.cards import EVENT_CARD_BASE, GameData
@@ -570,11 +570,7 @@ class BatchObserver:
             for g, m in zip(pending_masks, batch):
                 mask_rows[g] = engines[g]._cache["masks"] = m  # (the engine's cache, as all_masks() keeps it)
         G = len(bases)
-        try:  # every value in 0..255 (the usual case): one byte each
-            rec = np.frombuffer(bytes(flat), dtype=np.uint8)
-        except ValueError:  # a negative count, or money above 255
-            rec = np.array(flat, dtype=np.int64)
-        rec = rec.reshape(G, -1)
+        rec = game_records(flat, G)  # (int64 where a value leaves 0..255: a negative count, money above 255)
         D, size = len(self.dense), self.size
         frames = np.empty((G, size + 1), dtype=np.float32)  # the last column: where empty one-hots go
         frames[:, :size] = bases

@@ -140,3 +140,20 @@ def test_a_value_outside_a_byte_is_converted_as_int64():
     at = encoder.layout.slices
     assert obs[0, 0, at["play_tick"].start] == 300.0
     assert sorted(obs[0, :, at["last_round_total"].start].tolist()) == [-3.0, 2.0]
+
+
+def test_a_value_that_is_no_integer_is_refused_before_anything_is_written():
+    """A play tick set by hand to 3.5: refused with a ValueError naming it (an int64 conversion
+    would have truncated it to 3), the output arrays untouched."""
+    encoder, observer, engines, rng = _games(2, 4, seeds=(3, 4), players=2, mode="drawn")
+    while any(e.phase != "play" for e in engines):
+        _step_random(engines, rng)
+    engines[1].play_tick = 3.5
+    engines[1].invalidate_masks()
+    with pytest.raises(ValueError, match=r"holds 3\.5 where the observation reads .*; allowed: integers"):
+        batch_arrays(observer, encoder, engines)
+    obs = np.full((2, 2, encoder.layout.size), -7, np.float32)
+    masks = np.full((2, 2, observer.mask_plan.A), -7, np.int8)
+    with pytest.raises(ValueError):
+        observer.observe([0, 1], engines, obs, masks)
+    assert (obs == -7).all() and (masks == -7).all()

@@ -240,3 +240,20 @@ def test_the_stuck_check_reads_rotate_and_hustle_gain_as_the_masks_do(hustle, ha
     assert eng.hustle_supply <= 0
     assert _stuck_by_the_masks(eng.clone()) is productive
     assert bool(eng.anyone_productive()) is productive
+
+
+def test_a_value_that_is_no_integer_is_refused_before_anything_is_written():
+    """Money set by hand to 12.5: the records go through ``bytes`` or int64, so the batch refuses
+    it with a ValueError naming the value (int64 would have truncated it to 12); nothing is written."""
+    env = wok_star_v1.parallel_env(players=2, setup="auto")
+    env.reset(seed=3)
+    eng = env.unwrapped.engine
+    open_table(eng, dice={0: [3, 5]})
+    eng.money = 12.5
+    eng.invalidate_masks()
+    observer = env.encoder.batch_observer(2)
+    obs = np.full((2, 2, observer.size), -7, np.float32)
+    masks = np.full((2, 2, observer.actions), -7, np.int8)
+    with pytest.raises(ValueError, match=r"holds 12\.5 where the observation reads .*; allowed: integers"):
+        observer.observe([0, 1], [WokStarEngine.new(eng.config, 1), eng], obs, masks)
+    assert (obs == -7).all() and (masks == -7).all()
