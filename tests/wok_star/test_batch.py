@@ -207,6 +207,12 @@ def test_a_state_no_game_reaches_is_refused_before_anything_is_written(field, va
     """A one-hot index outside its field, set by hand (no step and no snapshot makes one): the
     per-game path writes it into a neighbouring field or fails; the batch refuses it, naming what
     is allowed (its byte records would have read 255 as "none")."""
+    _refused_with(field, value, r"engine 1 holds a state no game reaches .*; allowed: days 0\.\.4")
+
+
+def _refused_with(field: str, value, message: str) -> None:
+    """An open table with ``field`` set by hand to ``value``, observed in row 1 of a batch beside a
+    fresh game: refused with ``message``, nothing written."""
     env = wok_star_v1.parallel_env(players=2, setup="auto")
     env.reset(seed=3)
     eng = env.unwrapped.engine
@@ -216,7 +222,7 @@ def test_a_state_no_game_reaches_is_refused_before_anything_is_written(field, va
     observer = env.encoder.batch_observer(2)
     obs = np.full((2, 2, observer.size), -7, np.float32)
     masks = np.full((2, 2, observer.actions), -7, np.int8)
-    with pytest.raises(ValueError, match=r"engine 1 holds a state no game reaches .*; allowed: days 0\.\.4"):
+    with pytest.raises(ValueError, match=message):
         observer.observe([0, 1], [WokStarEngine.new(eng.config, 1), eng], obs, masks)
     assert (obs == -7).all() and (masks == -7).all()
 
@@ -245,15 +251,4 @@ def test_the_stuck_check_reads_rotate_and_hustle_gain_as_the_masks_do(hustle, ha
 def test_a_value_that_is_no_integer_is_refused_before_anything_is_written():
     """Money set by hand to 12.5: the records go through ``bytes`` or int64, so the batch refuses
     it with a ValueError naming the value (int64 would have truncated it to 12); nothing is written."""
-    env = wok_star_v1.parallel_env(players=2, setup="auto")
-    env.reset(seed=3)
-    eng = env.unwrapped.engine
-    open_table(eng, dice={0: [3, 5]})
-    eng.money = 12.5
-    eng.invalidate_masks()
-    observer = env.encoder.batch_observer(2)
-    obs = np.full((2, 2, observer.size), -7, np.float32)
-    masks = np.full((2, 2, observer.actions), -7, np.int8)
-    with pytest.raises(ValueError, match=r"holds 12\.5 where the observation reads .*; allowed: integers"):
-        observer.observe([0, 1], [WokStarEngine.new(eng.config, 1), eng], obs, masks)
-    assert (obs == -7).all() and (masks == -7).all()
+    _refused_with("money", 12.5, r"holds 12\.5 where the observation reads .*; allowed: integers")
