@@ -15,6 +15,8 @@ import math
 import time
 from typing import Any, Callable
 
+import numpy as np
+
 from envs.bench.stats import summarize
 from envs.core.seeding import make_rng
 from envs.vector import random_legal_actions
@@ -39,7 +41,7 @@ def time_vector(venv, steps: int, seed: int, clock=time.perf_counter) -> tuple[i
     agent_steps = 0
     t0 = clock()
     for _ in range(steps):
-        agent_steps += int(venv.alive.sum())
+        agent_steps += np.count_nonzero(venv.alive)  # (a quarter of the cost of .sum(), which a game of one batch felt)
         _, masks, *_ = venv.step(random_legal_actions(rng, masks))
     return agent_steps, clock() - t0
 

@@ -285,11 +285,13 @@ class BatchedEnv:
         self._returns = np.zeros((n, p), dtype=np.float64)
         self._clock = 0  # batched steps so far; game i's episode started at step _started_at[i]
         self._started_at = [0] * n
+        self._stamps: list[tuple] = [(None, 0)] * n  # game i's engine and its edits as of its row (_stamp)
         self._started = False
         self._closed = False
         self._fast = all(_fast_path_serves(e) for e in self.envs)
         self._masks_flat = self._masks.reshape(n * p, self.n_actions)  # a view: _masks is written in place only
         self._flat_rows = np.arange(n * p)
+        self._shape = (n, p)
         self._noop = env0.illegal_action == "noop"
         #: every seat's observations and masks of many games at once, where the game has it
         self._observer = env0.encoder.batch_observer(self.num_games) if self._fast else None
@@ -325,10 +327,12 @@ class BatchedEnv:
             alive[s] = True
 
     def _reset_game(self, i: int, seed: int | None) -> dict:
-        obs, info = self.envs[i].reset(seed=seed)
+        env = self.envs[i]
+        obs, info = env.reset(seed=seed)
         self._returns[i] = 0.0
         self._started_at[i] = self._clock
-        self._write(i, obs, self.envs[i].agents)
+        self._write(i, obs, env.agents)
+        self._stamps[i] = (env.engine, env.engine._edits)
         return info
 
     # ------------------------------------------------------------------ API
@@ -349,7 +353,8 @@ class BatchedEnv:
 
     def _stamp(self) -> None:
         """Note each game's engine and its count of outside changes (``invalidate_masks``) as of the
-        rows just written, so that :meth:`_reread_changed` finds a game changed between steps."""
+        rows just written, so that :meth:`_reread_changed` finds a game changed between steps. (A step
+        of the fast path changes neither: a game it starts again is noted by :meth:`_reset_game`.)"""
         self._stamps = [(e.engine, e.engine._edits) for e in self.envs]
 
     def _reread_changed(self) -> None:
@@ -364,6 +369,7 @@ class BatchedEnv:
             if e.engine is not was[0] or e.engine._edits != was[1]:
                 live = list(e.agents)
                 self._write(i, {a: e.observe(a) for a in live}, live)
+                self._stamps[i] = (e.engine, e.engine._edits)
 
     def step(self, actions: np.ndarray):
         """One joint step of every game. ``actions``: ``(N, P)`` integers
@@ -383,8 +389,8 @@ class BatchedEnv:
         the whole batch once, before any shard steps)."""
         if not self._started:
             raise RuntimeError(_CLOSED if self._closed else "call reset() before step()")
-        acts = action_array(actions, self.num_games, self.num_seats)
-        if acts.shape != (self.num_games, self.num_seats):
+        acts = actions if type(actions) is np.ndarray else action_array(actions, self.num_games, self.num_seats)
+        if acts.shape != self._shape:
             raise ValueError(f"actions must have shape (num_games, num_seats) = {(self.num_games, self.num_seats)}, "
                              f"got {acts.shape}")
         if acts.dtype.kind not in "iu":
@@ -392,8 +398,12 @@ class BatchedEnv:
         if not checked:
             self._reread_changed()
             self._check_legal(acts)
-        step = self._step_fast if self._fast else self._step_reference
-        out = step(acts)
+        if self._fast:
+            out = self._step_fast(acts)
+            if checked:  # (unchecked, the games changed outside were read and noted above)
+                self._stamp()
+            return out
+        out = self._step_reference(acts)
         self._stamp()
         return out
 
@@ -414,7 +424,7 @@ class BatchedEnv:
         zeros = [0.0] * p
         rew_rows: list[list[float]] = []
         ends: list[tuple[int, list[int], bool]] = []  # (game, its acting seats, terminated)
-        any_reward = False
+        any_reward = nonzero = False  # a reward row built; one with a value that is not 0
         infos: list[dict] = []
         ended: list[tuple[int, dict]] = []
         act_list = acts.tolist()
@@ -422,6 +432,8 @@ class BatchedEnv:
         o_all, m_all, alive_all = self._obs, self._masks, self.alive
         noop = self._noop
         observer = self._observer
+        if observer is not None and n < observer.min_games:  # (too few games ever: each written in the loop)
+            observer = None
         rows: list[int] = []  # games whose seats the observer writes after the loop
         engines: list = []
         for i, env in enumerate(self.envs):
@@ -445,6 +457,8 @@ class BatchedEnv:
                     r_row[seat[a]] = float(rew.get(a, 0.0))
                 rew_rows.append(r_row)
                 any_reward = True
+                if not nonzero and r_row != zeros:  # (== compares 0.0 and -0.0 equal, as adding them does)
+                    nonzero = True
             else:
                 rew_rows.append(zeros)
             game_info: dict[str, Any] = {"agents": AgentInfos(joint, replaced, result.blocked, engine.tick)}
@@ -492,12 +506,12 @@ class BatchedEnv:
             for i, engine in zip(rows, engines):
                 self.envs[i].encoder.observe_seats(engine, o_all[i])
                 engine.masks_into(m_all[i])
-        rewards = np.array(rew_rows, dtype=np.float64)
+        rewards = np.array(rew_rows, dtype=np.float64) if any_reward else np.zeros((n, p), dtype=np.float64)
         terminated = np.zeros((n, p), dtype=bool)
         truncated = np.zeros((n, p), dtype=bool)
         for i, seats, term in ends:  # the acting seats of a game that ended get its end flag
             (terminated if term else truncated)[i, seats] = True
-        if any_reward:  # (adding rows of zeros would change nothing: returns are never -0.0)
+        if nonzero:  # (adding zeros would change nothing: returns are never -0.0)
             self._returns += rewards
         self._end_step(ended)
         return rewards, terminated, truncated, infos
@@ -559,10 +573,12 @@ class BatchedEnv:
         if self._noop:
             return
         n = self.n_actions
-        flat = acts.reshape(-1)
-        if flat.size <= _SMALL_BATCH:  # a few seats: plain Python is cheaper than numpy's calls
-            masks, alive = self._masks_flat, self.alive.reshape(-1).tolist()
-            if all(0 <= a < n and masks[k, a] for k, a in enumerate(flat.tolist()) if alive[k]):
+        if acts.size <= _SMALL_BATCH:  # a few seats: a plain loop is cheaper than numpy's calls
+            masks, alive = self._masks_flat, self.alive.ravel().tolist()
+            for k, a in enumerate(acts.ravel().tolist()):
+                if alive[k] and not (0 <= a < n and masks.item(k, a)):
+                    break
+            else:
                 return
         elif all_live_legal(self._masks_flat, self._flat_rows, acts, self.alive):
             return

@@ -482,6 +482,33 @@ def test_a_game_changed_outside_the_batch_is_read_again_before_its_actions_are_c
         type(e.engine).from_dict(e.snapshot())
 
 
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_a_step_reads_again_no_game_that_nothing_outside_changed(env_id):
+    """The games' notes (engine and outside edits) are kept up to date by the steps and the auto-resets
+    themselves, so that no step of the fast path reads a game again (``env.observe``) that only the
+    batch stepped: a stale note cost every later step a re-read of the game; and a game changed
+    outside is read again once, not on every step after it."""
+    venv = BatchedEnv(env_id, 2)
+    assert venv._fast
+    rng = np.random.default_rng(0)
+    _, masks, _ = venv.reset(seed=0)
+    observed = []
+    for i, e in enumerate(venv.envs):
+        e.observe = (lambda i, e: lambda a: observed.append(i) or type(e).observe(e, a))(i, e)
+    ends = 0
+    for _ in range(5000):
+        _, masks, _, term, trunc, _ = venv.step(random_legal_actions(rng, masks))
+        ends += int((term | trunc).any(axis=1).sum())
+        if ends >= 2:
+            break
+    assert ends >= 2 and observed == []
+    venv.envs[1].engine.invalidate_masks()
+    live = len(venv.envs[1].agents)
+    for _ in range(3):
+        _, masks, *_ = venv.step(random_legal_actions(rng, masks))
+    assert observed == [1] * live
+
+
 def test_the_reference_path_observes_a_seat_that_sat_out_when_it_acts_again():
     """(A game whose seats sit out now and then; no shipped game has them.) The per-env path wrote
     only the seats ``step`` observed and raised ``KeyError`` for one back in play."""
