@@ -49,7 +49,7 @@ from envs.core.tick_env import TickParallelEnv
 
 _NONE: dict = {}  # no action replaced (shared, never written)
 _CLOSED = "this BatchedEnv is closed; build a new one"
-_SMALL_BATCH = 16  # seats up to which the legality check loops in Python
+_SMALL_BATCH = 40  # seats up to which the legality check loops in Python (the loop costs as much at about 40)
 _WORDWISE_FROM = 8192  # mask entries (wide rows) from which random_legal_actions reads a word at a time
 
 
@@ -289,7 +289,7 @@ class BatchedEnv:
         self._started = False
         self._closed = False
         self._fast = all(_fast_path_serves(e) for e in self.envs)
-        self._masks_flat = self._masks.reshape(n * p, self.n_actions)  # a view: _masks is written in place only
+        self._make_views()
         self._flat_rows = np.arange(n * p)
         self._shape = (n, p)
         self._noop = env0.illegal_action == "noop"
@@ -304,7 +304,7 @@ class BatchedEnv:
         masks[...] = self._masks
         alive[...] = self.alive
         self._obs, self._masks, self.alive = obs, masks, alive
-        self._masks_flat = masks.reshape(self.num_games * self.num_seats, self.n_actions)
+        self._make_views()
 
     @property
     def num_agent_slots(self) -> int:
@@ -429,7 +429,7 @@ class BatchedEnv:
         ended: list[tuple[int, dict]] = []
         act_list = acts.tolist()
         seat = self._seat
-        o_all, m_all, alive_all = self._obs, self._masks, self.alive
+        o_all, m_all, alive_all, game_rows = self._obs, self._masks, self.alive, self._rows
         noop = self._noop
         observer = self._observer
         if observer is not None and n < observer.min_games:  # (too few games ever: each written in the loop)
@@ -476,11 +476,11 @@ class BatchedEnv:
                     engines.append(engine)
                     infos.append(game_info)
                     continue  # (its observations and masks are written after the loop; it did not end)
-                o_arr, m_arr = o_all[i], m_all[i]
+                o_arr, m_arr = game_rows[i]
                 env.encoder.observe_seats(engine, o_arr)  # engine.agents: agent_ids(config), as possible_agents
                 engine.masks_into(m_arr)
             else:  # some seats sit out: zeros, noop only
-                o_arr, m_arr = o_all[i], m_all[i]
+                o_arr, m_arr = game_rows[i]
                 observe, mask = env.encoder.observe, engine.action_mask
                 o_arr[:] = 0.0
                 m_arr[:] = 0
@@ -504,8 +504,9 @@ class BatchedEnv:
             observer.observe(rows, engines, o_all, m_all)
         else:  # too few games for the batch's fixed cost: one by one
             for i, engine in zip(rows, engines):
-                self.envs[i].encoder.observe_seats(engine, o_all[i])
-                engine.masks_into(m_all[i])
+                o_arr, m_arr = game_rows[i]
+                self.envs[i].encoder.observe_seats(engine, o_arr)
+                engine.masks_into(m_arr)
         rewards = np.array(rew_rows, dtype=np.float64) if any_reward else np.zeros((n, p), dtype=np.float64)
         terminated = np.zeros((n, p), dtype=bool)
         truncated = np.zeros((n, p), dtype=bool)
@@ -603,6 +604,24 @@ class BatchedEnv:
         self._started = False
         for env in self.envs:
             env.close()
+
+    #: attributes that are views of the batch's arrays, made again after a copy or an unpickling
+    #: (pickle and deepcopy give a view a buffer of its own: a copy's legality check read the masks
+    #: as they were when it was copied, and its games were written where nothing read them)
+    _VIEWS = ("_masks_flat", "_rows")
+
+    def __getstate__(self) -> dict:
+        return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
+
+    def __setstate__(self, state: dict) -> None:
+        self.__dict__.update(state)
+        self._make_views()
+
+    def _make_views(self) -> None:
+        """The views of :data:`_VIEWS`: the masks one row per seat (``_masks_flat``), and each game's
+        ``(observations, masks)`` (``_rows``); the arrays are written in place only."""
+        self._masks_flat = self._masks.reshape(self.num_games * self.num_seats, self.n_actions)
+        self._rows = list(zip(self._obs, self._masks))
 
     def __repr__(self) -> str:
         return f"BatchedEnv({self.env_id!r}, num_games={self.num_games}, env_kwargs={self.env_kwargs})"

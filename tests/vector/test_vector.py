@@ -393,6 +393,64 @@ def test_a_batch_observer_refuses_bad_rows_before_writing_anything(env_id):
     assert (obs == -7).all() and (masks == -7).all()
 
 
+@pytest.mark.parametrize("copy_how", ["pickle", "deepcopy"])
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_a_copied_batch_checks_actions_against_its_current_masks(env_id, copy_how):
+    """A copy (pickled, or deep-copied) of a batch refuses an action that is illegal now but was legal
+    when it was copied: its seats' masks (``_masks_flat``, a view of the masks) had become a buffer of
+    their own, which the copy's steps never wrote, so its legality check read the masks of the moment
+    it was copied."""
+    import copy
+    import pickle
+
+    n = 1
+    a = BatchedEnv(env_id, n)
+    _, masks, _ = a.reset(seed=3)
+    rng = np.random.default_rng(0)
+    for _ in range(10):  # mid-game
+        _, masks, *_ = a.step(random_legal_actions(rng, masks))
+    b = pickle.loads(pickle.dumps(a)) if copy_how == "pickle" else copy.deepcopy(a)
+    then = masks.copy()
+    for _ in range(200):
+        _, masks, *_ = b.step(random_legal_actions(rng, masks))
+        acts = random_legal_actions(rng, masks)
+        # an action of game 0's first live seat that was legal then and is not now; the others legal then and now
+        seat = int(np.flatnonzero(b.alive[0])[0])
+        was_only = np.flatnonzero((then[0, seat] == 1) & (masks[0, seat] == 0))
+        both = (then == 1) & (masks == 1)
+        if len(was_only) and all(both[i, p].any() for i in range(n) for p in range(b.num_seats) if b.alive[i, p]):
+            break
+    else:
+        pytest.fail("no action legal only in the masks of the copy's start")
+    for i in range(n):
+        for p in range(b.num_seats):
+            if b.alive[i, p]:
+                acts[i, p] = int(np.flatnonzero(both[i, p])[0])
+    acts[0, seat] = int(was_only[0])
+    before = [e.snapshot() for e in b.envs]
+    with pytest.raises(IllegalActionError):
+        b.step(acts)
+    assert [e.snapshot() for e in b.envs] == before
+
+
+@pytest.mark.parametrize("copy_how", ["pickle", "deepcopy"])
+def test_a_copied_batchs_views_are_views_of_its_own_arrays(copy_how):
+    """(Many seats: the legality check's gather.) A copy's seat masks and game rows are views of its
+    own arrays, as the batch's are of the batch's."""
+    import copy
+    import pickle
+
+    a = BatchedEnv(envs.ENV_IDS[0], 20)
+    _, masks, _ = a.reset(seed=3)
+    b = pickle.loads(pickle.dumps(a)) if copy_how == "pickle" else copy.deepcopy(a)
+    rng = np.random.default_rng(0)
+    for _ in range(5):
+        _, masks, *_ = b.step(random_legal_actions(rng, masks))
+    np.testing.assert_array_equal(b._masks_flat, masks.reshape(-1, b.n_actions))
+    for i, (o, m) in enumerate(b._rows):
+        assert o.base is b._obs and m.base is b._masks and np.array_equal(m, masks[i])
+
+
 @pytest.mark.parametrize("env_id,n", [("frying_master_v1", 12), ("waroong_wars_v1", 10), ("wok_star_v1", 6)])
 def test_a_batch_with_an_observer_copies_and_pickles_mid_game_and_plays_on_alike(env_id, n):
     import copy
