@@ -45,7 +45,7 @@ MISSED. Needs pygame: ``pip install -e ".[bench]"``.
 games and of ``ProcessBatchedEnv`` at N = 64 (``--workers``, default the
 usable cores), one configuration per env (its first test configuration);
 random legal actions for the whole batch from the stacked masks; agent-steps
-per batched step = ``venv.alive.sum()`` before it; about ``--vector-steps``
+per batched step = the live seats (``venv.alive``) before it; about ``--vector-steps``
 game-steps per run, and at least 200 batched steps (``--quick``: 8); *vs single env* = over the single-process figure above;
 *vs loop of N envs* = over a Python loop stepping N separate envs through the
 same games and steps (each live agent's action drawn from its mask as the

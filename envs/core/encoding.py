@@ -79,19 +79,25 @@ class BatchDoor:
 _UNSEEN = object()  # (a config never seen: ``None`` is no engine's config)
 
 
+_INT64_MIN, _INT64_MAX = int(np.iinfo(np.int64).min), int(np.iinfo(np.int64).max)
+
+
 def game_records(flat: list, games: int) -> np.ndarray:
     """A batch observer's records, ``games`` of equal width in one list of integers, as one array
     ``(games, width)``: uint8 straight from ``bytes`` when every value is in 0..255 (the usual
     case), else int64 (a negative count, money above 255, ...). A value that is no integer (only a
-    state set by hand holds one) is refused with a ValueError naming it: nothing is written."""
+    state set by hand holds one), or an integer outside int64, is refused with a ValueError naming it:
+    nothing is written."""
     try:
         rec = np.frombuffer(bytes(flat), dtype=np.uint8)
     except (ValueError, TypeError):
         rec = np.array(flat)
         if rec.ndim != 1 or rec.dtype.kind not in "biu":
-            bad = next((x for x in flat if not isinstance(x, (int, np.integer))), None)
+            bad = next((x for x in flat if not isinstance(x, (int, np.integer)) or not _INT64_MIN <= x <= _INT64_MAX),
+                       None)
             raise ValueError(f"an engine's state holds {shown(bad)} where the observation reads a count or an index "
-                             f"(a state set by hand?); allowed: integers, as every step and snapshot leaves them") from None
+                             f"(a state set by hand?); allowed: integers from {_INT64_MIN} to {_INT64_MAX}, as every "
+                             f"step and snapshot leaves them") from None
         rec = rec.astype(np.int64, copy=False)
     return rec.reshape(games, -1)
 

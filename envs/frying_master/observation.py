@@ -418,7 +418,7 @@ class BatchObserver:
         for k in range(n):
             look[self.CH0 + 1 + k, c_ch + k] = 1  # row CH0: no chooser
         self.look = look
-        self.W = self.L0 + 4 + n + 4  # lookups per record: 2 tops, 2 shown fronts, n plates, spatulas, phase, mode, chooser
+        # the lookups of a record (from L0): 2 tops, 2 shown fronts, n plates, spatulas, phase, mode, chooser
         W_L = look.shape[1]
         lsrc, ldst = [], []
 

@@ -124,7 +124,6 @@ def test_a_state_set_outside_step_is_read_as_it_is():
     check(eng)
 
 
-
 def test_a_value_outside_a_byte_is_converted_as_int64():
     """The records go through ``bytes`` when every value fits in one; a play tick of 300 and a
     negative last-round total (states set outside ``step``) take the int64 conversion, beside a
@@ -155,5 +154,21 @@ def test_a_value_that_is_no_integer_is_refused_before_anything_is_written():
     obs = np.full((2, 2, encoder.layout.size), -7, np.float32)
     masks = np.full((2, 2, observer.mask_plan.A), -7, np.int8)
     with pytest.raises(ValueError):
+        observer.observe([0, 1], engines, obs, masks)
+    assert (obs == -7).all() and (masks == -7).all()
+
+
+def test_an_integer_outside_int64_is_refused_naming_it():
+    """A play tick set by hand to 2**70 (numpy would hold it as an object): the refusal names the
+    value and the range allowed (it named ``None``), the output arrays untouched."""
+    encoder, observer, engines, rng = _games(2, 4, seeds=(3, 4), players=2, mode="drawn")
+    while any(e.phase != "play" for e in engines):
+        _step_random(engines, rng)
+    engines[1].play_tick = 2 ** 70
+    engines[1].invalidate_masks()
+    obs = np.full((2, 2, encoder.layout.size), -7, np.float32)
+    masks = np.full((2, 2, observer.mask_plan.A), -7, np.int8)
+    with pytest.raises(ValueError, match=rf"holds {2 ** 70} where .*; allowed: integers from -9223372036854775808 to "
+                                         r"9223372036854775807"):
         observer.observe([0, 1], engines, obs, masks)
     assert (obs == -7).all() and (masks == -7).all()
