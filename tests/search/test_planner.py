@@ -314,6 +314,29 @@ def test_the_speed_table_of_performance_md_is_what_the_command_prints(capsys, mo
     assert all(float(c.replace(",", "")) > 0 for c in cells[3:])
 
 
+def test_every_documented_speed_command_is_accepted(monkeypatch, capsys):
+    """Each ``python -m tests.search.speed ...`` written in the docs (with ``taskset`` or not) runs
+    with its own arguments; the measurement is stubbed, it takes minutes."""
+    import re
+    import shlex
+
+    from tests.search import speed
+
+    found = set()
+    for doc in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
+        text = doc.read_text(encoding="utf-8")
+        found |= {" ".join(m.group(1).split()) for m in re.finditer(r"python -m tests\.search\.speed([^`|\n]*)", text)}
+    assert len(found) >= 2, found
+    asked = []
+    monkeypatch.setattr(speed, "measure", lambda env, seconds, sims: asked.append((env, seconds, sims)) or
+                        {"env": env, "players": 2, "tick": 0, "clones/s": 1.0})
+    for args in sorted(found):
+        asked.clear()
+        assert speed.main(shlex.split(args)) == 0, args
+        assert asked and all(e in envs.ENV_IDS for e, _, _ in asked), args
+    capsys.readouterr()
+
+
 # ---------------------------------------------------------------- which decisions are searched
 def _play_until(env_id: str, kwargs: dict, seed: int, stop) -> tuple:
     """(env, engine) after heuristic play of every seat until ``stop(engine)`` holds."""
