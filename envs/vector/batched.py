@@ -10,7 +10,7 @@
 Shapes (``N`` games, ``P`` seats = ``len(possible_agents)``, ``D`` observation
 size, ``A`` actions): ``obs`` ``(N, P, D)`` float32, ``masks`` ``(N, P, A)``
 int8, ``rewards`` ``(N, P)`` float64 (the env's floats, unrounded), ``terminated`` / ``truncated`` ``(N, P)``
-bool. Seat ``p`` is ``possible_agents[p]``. ``alive`` ``(N, P)`` bool marks
+bool. Seat ``p`` is ``possible_agents[p]``. ``alive`` ``(N, P)`` bool (read-only) marks
 the seats that act in the current state; a seat that is not alive gets a
 zero observation and a mask with only ``noop`` (index 0), and its action is
 ignored.
@@ -25,11 +25,15 @@ reseeded only by ``reset(seed=...)``; an auto-reset continues the game's own
 generator, so a batch replays exactly from the seeds given to ``reset``.
 
 A game changed between steps from outside the batch (``envs[i].restore(snapshot)``,
-``envs[i].reset()``, or its engine changed and ``engine.invalidate_masks()`` called, as the
-engine documents) is read again before the next step checks its actions; the arrays returned
-before the change still show the old state.
+``envs[i].reset()``, ``envs[i].step(...)``, or its engine changed and
+``engine.invalidate_masks()`` called, as the engine documents) is read again before the next
+step checks its actions (and by ``random_actions``); the arrays returned before the change
+still show the old state. A game reset or restored that way starts its ``episode_return`` and
+``episode_length`` again (they count the batch's steps); a game left with no seat to act
+(restored to a finished game) is refused by ``step`` until it is reset.
 
 Arrays are returned fresh on every call (safe to keep in a rollout buffer).
+``with BatchedEnv(...) as venv:`` closes it at the end of the block.
 A batch is not thread-safe: step it from one thread at a time. At most
 ``MAX_BATCH_GAMES`` (100,000) games; ``env_fn`` must build a new Kitchen Arena
 ParallelEnv on every call, all of one configuration (checked). It copies and
@@ -64,7 +68,7 @@ def seeds_for(seed: int | Sequence[int | None] | None, num_games: int) -> list[i
         seed = seed.item()
     if _is_int(seed):
         if seed < 0:
-            raise ValueError(f"seed={int(seed)} is not allowed: seeds are non-negative integers; {allowed}")
+            raise ValueError(f"seed={shown(int(seed))} is not allowed: seeds are non-negative integers; {allowed}")
         return [int(seed) + i for i in range(num_games)]
     if isinstance(seed, (str, bytes)) or not isinstance(seed, (Sequence, np.ndarray)):
         raise ValueError(f"seed={shown(seed)} (a {type(seed).__name__}) is not allowed; {allowed}")
@@ -75,7 +79,7 @@ def seeds_for(seed: int | Sequence[int | None] | None, num_games: int) -> list[i
         if s is not None and not _is_int(s):
             raise ValueError(f"seed {shown(s)} (a {type(s).__name__}) for game {i} is not allowed; {allowed}")
         if s is not None and s < 0:
-            raise ValueError(f"seed {int(s)} for game {i} is not allowed: seeds are non-negative integers; {allowed}")
+            raise ValueError(f"seed {shown(int(s))} for game {i} is not allowed: seeds are non-negative integers; {allowed}")
     return [None if s is None else int(s) for s in seeds]
 
 
@@ -84,10 +88,16 @@ def _is_int(value: Any) -> bool:
 
 
 def env_options(env_kwargs: Any) -> dict:
-    """A copy of ``env_kwargs`` (None: no options); ValueError if it is not a mapping."""
+    """A copy of ``env_kwargs`` (None: no options); ValueError if it is not a mapping whose keys are
+    option names (a key that was no string reached the env as a bare ``TypeError``)."""
     if env_kwargs is not None and not isinstance(env_kwargs, Mapping):
         raise ValueError(f"env_kwargs must be a dict of the env's options, got a {type(env_kwargs).__name__}")
-    return dict(env_kwargs or {})
+    out = dict(env_kwargs or {})
+    for key in out:
+        if not isinstance(key, str):
+            raise ValueError(f"env_kwargs key {shown(key)} (a {type(key).__name__}) is not allowed: env_kwargs maps "
+                             f"the env's option names (strings) to their values")
+    return out
 
 
 def action_array(actions: Any, num_games: int, num_seats: int) -> np.ndarray:
@@ -186,6 +196,12 @@ def random_action_inputs(rng: Any, masks: Any, shape: tuple[int, int, int]) -> n
     m = np.asarray(masks)
     if m.shape != shape:
         raise ValueError(f"masks must have shape (num_games, num_seats, actions) = {shape}; got {m.shape}")
+    if m.dtype.kind not in "biu":
+        raise ValueError(f"masks must be 0/1 integers or booleans (as the vector env returns them: int8); got dtype "
+                         f"{m.dtype}")
+    if m.dtype.kind != "b" and m.size and (m.min() < 0 or m.max() > 1):
+        raise ValueError(f"masks must hold only 0 (illegal) and 1 (legal); got values from {int(m.min())} to "
+                         f"{int(m.max())}")
     return m
 
 
@@ -198,6 +214,13 @@ def all_live_legal(masks_flat: np.ndarray, rows: np.ndarray, acts: np.ndarray, a
         return False
     legal = masks_flat[rows, flat]
     return bool(legal.all() or not ((legal == 0).reshape(acts.shape) & alive).any())
+
+
+def read_only(arr: np.ndarray) -> np.ndarray:
+    """A view of ``arr`` that refuses writes (``arr`` itself stays writable)."""
+    view = arr.view()
+    view.flags.writeable = False
+    return view
 
 
 def _fast_path_serves(env) -> bool:
@@ -259,6 +282,9 @@ class BatchedEnv:
         num_games = check_count("num_games", num_games, MAX_BATCH_GAMES)
         self.env_id = env_id
         self.env_kwargs = env_options(env_kwargs)
+        if env_fn is not None and not callable(env_fn):
+            raise TypeError(f"env_fn={shown(env_fn)} (a {type(env_fn).__name__}) is not allowed: give a function of "
+                            f"no arguments that builds one Kitchen Arena ParallelEnv, or None (env_id and env_kwargs)")
         if env_fn is None:
             module = envs.get_env_module(env_id)
             kwargs = self.env_kwargs
@@ -266,8 +292,20 @@ class BatchedEnv:
         elif self.env_kwargs:
             raise ValueError(f"env_kwargs={shown(self.env_kwargs)} with env_fn: the factory builds each game, so "
                              f"these options would be shown and not used; give them to the factory")
-        self.envs = [env_fn() for _ in range(num_games)]
-        _check_games(self.envs)
+        self.envs = []
+        try:
+            for _ in range(num_games):
+                self.envs.append(env_fn())
+            _check_games(self.envs)
+        except BaseException:  # (the games built so far are closed: a factory may hold resources)
+            for env in self.envs:
+                close = getattr(env, "close", None)
+                if callable(close):
+                    try:
+                        close()
+                    except Exception:  # noqa: BLE001 - the first error is the one to report
+                        pass
+            raise
         env0 = self.envs[0]
         self.possible_agents: list[str] = list(env0.possible_agents)
         self.num_games = len(self.envs)
@@ -281,7 +319,7 @@ class BatchedEnv:
         n, p = self.num_games, self.num_seats
         self._obs = np.zeros((n, p, self.obs_size), dtype=np.float32)
         self._masks = np.zeros((n, p, self.n_actions), dtype=np.int8)
-        self.alive = np.zeros((n, p), dtype=bool)
+        self._alive = np.zeros((n, p), dtype=bool)  # (``alive``: a read-only view of it)
         self._returns = np.zeros((n, p), dtype=np.float64)
         self._clock = 0  # batched steps so far; game i's episode started at step _started_at[i]
         self._started_at = [0] * n
@@ -302,9 +340,16 @@ class BatchedEnv:
         values are copied over."""
         obs[...] = self._obs
         masks[...] = self._masks
-        alive[...] = self.alive
-        self._obs, self._masks, self.alive = obs, masks, alive
+        alive[...] = self._alive
+        self._obs, self._masks, self._alive = obs, masks, alive
         self._make_views()
+
+    @property
+    def alive(self) -> np.ndarray:
+        """``(N, P)`` bool: the seats that act in the current state (a read-only view of the batch's
+        own array, which every step updates in place: the legality check reads it, so a write from
+        outside, ``alive[:] = False``, had let illegal actions through; copy it to keep or change it)."""
+        return self._alive_view
 
     @property
     def num_agent_slots(self) -> int:
@@ -313,7 +358,7 @@ class BatchedEnv:
     # ------------------------------------------------------------------ internals
     def _write(self, i: int, obs: Mapping[str, Mapping[str, np.ndarray]], live: Sequence[str]) -> None:
         """Store game ``i``'s observations of the seats ``live`` (others: zeros, noop-only)."""
-        o_arr, m_arr, alive, seat = self._obs[i], self._masks[i], self.alive[i], self._seat
+        o_arr, m_arr, alive, seat = self._obs[i], self._masks[i], self._alive[i], self._seat
         partial = len(live) != self.num_seats
         if partial:  # some seats sit out: clear them first
             o_arr[:] = 0.0
@@ -332,7 +377,8 @@ class BatchedEnv:
         self._returns[i] = 0.0
         self._started_at[i] = self._clock
         self._write(i, obs, env.agents)
-        self._stamps[i] = (env.engine, env.engine._edits)
+        engine = env.engine
+        self._stamps[i] = (engine, engine._edits, engine.tick)
         return info
 
     # ------------------------------------------------------------------ API
@@ -352,24 +398,40 @@ class BatchedEnv:
         return infos
 
     def _stamp(self) -> None:
-        """Note each game's engine and its count of outside changes (``invalidate_masks``) as of the
-        rows just written, so that :meth:`_reread_changed` finds a game changed between steps. (A step
-        of the fast path changes neither: a game it starts again is noted by :meth:`_reset_game`.)"""
-        self._stamps = [(e.engine, e.engine._edits) for e in self.envs]
+        """Note each game's engine, its count of outside changes (``invalidate_masks``) and its tick as
+        of the rows just written, so that :meth:`_reread_changed` finds a game changed between steps.
+        (The fast path notes each game it steps; a game it starts again is noted by :meth:`_reset_game`.)"""
+        self._stamps = [(e.engine, e.engine._edits, e.engine.tick) for e in self.envs]
 
     def _reread_changed(self) -> None:
         """A game changed outside the batch since its row was written (``envs[i].restore(...)``,
-        ``envs[i].reset()``, its engine changed and ``invalidate_masks()`` called): its row is read
-        again from the env, so that the step checks its actions against its real masks (the fast
-        path had applied them unchecked: a Waroong Wars pack count went to -1)."""
-        now = [(e.engine, e.engine._edits) for e in self.envs]
+        ``envs[i].reset()``, ``envs[i].step(...)``, its engine changed and ``invalidate_masks()``
+        called): its row is read again from the env, so that the step checks its actions against its
+        real masks (the fast path had applied them unchecked: a Waroong Wars pack count went to -1;
+        a step made outside changed no note until the tick joined them). A game with a new engine
+        (reset or restored) starts its episode's return and length again. A game with no seat left
+        to act (restored to a finished game, or played to its end outside) is refused, before any
+        game steps: stepping it had reported an end without its flags, or stepped the games before
+        it and then raised."""
+        now = [(e.engine, e.engine._edits, e.engine.tick) for e in self.envs]
         if now == self._stamps:  # (one list comparison: engines compare by identity)
             return
-        for i, (e, was) in enumerate(zip(self.envs, self._stamps)):
-            if e.engine is not was[0] or e.engine._edits != was[1]:
+        over = None
+        for i, (e, was, stamp) in enumerate(zip(self.envs, self._stamps, now)):
+            if stamp != was:
                 live = list(e.agents)
+                if not live:  # (its row stays as it was, and so does its note: refused until it is reset)
+                    over = i if over is None else over
+                    continue
                 self._write(i, {a: e.observe(a) for a in live}, live)
-                self._stamps[i] = (e.engine, e.engine._edits)
+                if e.engine is not was[0]:  # a new game: its return and length count from here
+                    self._returns[i] = 0.0
+                    self._started_at[i] = self._clock
+                self._stamps[i] = stamp
+        if over is not None:
+            raise RuntimeError(f"game {over} has no seat left to act: it was changed outside the batch (restored to "
+                               f"a finished game, or stepped to its end); reset it (envs[{over}].reset(...)) or the "
+                               f"batch (reset()) before step(); no game was stepped")
 
     def step(self, actions: np.ndarray):
         """One joint step of every game. ``actions``: ``(N, P)`` integers
@@ -399,10 +461,7 @@ class BatchedEnv:
             self._reread_changed()
             self._check_legal(acts)
         if self._fast:
-            out = self._step_fast(acts)
-            if checked:  # (unchecked, the games changed outside were read and noted above)
-                self._stamp()
-            return out
+            return self._step_fast(acts)
         out = self._step_reference(acts)
         self._stamp()
         return out
@@ -429,8 +488,9 @@ class BatchedEnv:
         ended: list[tuple[int, dict]] = []
         act_list = acts.tolist()
         seat = self._seat
-        o_all, m_all, alive_all, game_rows = self._obs, self._masks, self.alive, self._rows
+        o_all, m_all, alive_all, game_rows = self._obs, self._masks, self._alive, self._rows
         noop = self._noop
+        stamps = self._stamps
         observer = self._observer
         if observer is not None and n < observer.min_games:  # (too few games ever: each written in the loop)
             observer = None
@@ -446,6 +506,7 @@ class BatchedEnv:
             else:
                 replaced = _NONE
             result = engine.step_validated(joint)
+            stamps[i] = (engine, engine._edits, engine.tick)  # (what _reread_changed compares: this step is ours)
             term = engine.done
             trunc = (not term) and engine.tick >= env.max_ticks
             over = term or trunc
@@ -575,16 +636,16 @@ class BatchedEnv:
             return
         n = self.n_actions
         if acts.size <= _SMALL_BATCH:  # a few seats: a plain loop is cheaper than numpy's calls
-            masks, alive = self._masks_flat, self.alive.ravel().tolist()
+            masks, alive = self._masks_flat, self._alive.ravel().tolist()
             for k, a in enumerate(acts.ravel().tolist()):
                 if alive[k] and not (0 <= a < n and masks.item(k, a)):
                     break
             else:
                 return
-        elif all_live_legal(self._masks_flat, self._flat_rows, acts, self.alive):
+        elif all_live_legal(self._masks_flat, self._flat_rows, acts, self._alive):
             return
         legal = np.take_along_axis(self._masks, np.clip(acts, 0, n - 1)[..., None], -1)[..., 0]
-        wrong = self.alive & ((legal == 0) | (acts < 0) | (acts >= n))
+        wrong = self._alive & ((legal == 0) | (acts < 0) | (acts >= n))
         if wrong.any():
             i = int(np.argwhere(wrong)[0][0])
             env = self.envs[i]
@@ -593,8 +654,11 @@ class BatchedEnv:
             raise ValueError(f"game {i}, {self.possible_agents[p]}: action {int(acts[i, p])} is not legal now")
 
     def random_actions(self, rng: np.random.Generator, masks: np.ndarray | None = None) -> np.ndarray:
-        """Uniformly random legal actions ``(N, P)`` for ``masks`` (default: the current ones)."""
+        """Uniformly random legal actions ``(N, P)`` for ``masks`` (default: the current ones, a game
+        changed outside the batch read again first, as :meth:`step` reads it)."""
         shape = (self.num_games, self.num_seats, self.n_actions)
+        if masks is None and self._started:
+            self._reread_changed()
         return random_legal_actions(rng, random_action_inputs(rng, self._masks if masks is None else masks, shape))
 
     def close(self) -> None:
@@ -608,7 +672,7 @@ class BatchedEnv:
     #: attributes that are views of the batch's arrays, made again after a copy or an unpickling
     #: (pickle and deepcopy give a view a buffer of its own: a copy's legality check read the masks
     #: as they were when it was copied, and its games were written where nothing read them)
-    _VIEWS = ("_masks_flat", "_rows")
+    _VIEWS = ("_masks_flat", "_rows", "_alive_view")
 
     def __getstate__(self) -> dict:
         return {k: v for k, v in self.__dict__.items() if k not in self._VIEWS}
@@ -619,9 +683,17 @@ class BatchedEnv:
 
     def _make_views(self) -> None:
         """The views of :data:`_VIEWS`: the masks one row per seat (``_masks_flat``), and each game's
-        ``(observations, masks)`` (``_rows``); the arrays are written in place only."""
+        ``(observations, masks)`` (``_rows``), and ``alive``'s read-only view; the arrays are written in
+        place only."""
         self._masks_flat = self._masks.reshape(self.num_games * self.num_seats, self.n_actions)
         self._rows = list(zip(self._obs, self._masks))
+        self._alive_view = read_only(self._alive)
+
+    def __enter__(self) -> "BatchedEnv":
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.close()
 
     def __repr__(self) -> str:
         return f"BatchedEnv({self.env_id!r}, num_games={self.num_games}, env_kwargs={self.env_kwargs})"

@@ -79,7 +79,8 @@ from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, check
                                read_answer, refuse_copy, refuse_if_unusable, serve, shared_arrays, shared_buffers,
                                status_word, stop_workers)
 from envs.vector.batched import (_NONE, MAX_BATCH_GAMES, AgentInfos, BatchedEnv, action_array, all_live_legal,
-                                 check_count, env_options, random_action_inputs, random_legal_actions, seeds_for)
+                                 check_count, env_options, random_action_inputs, random_legal_actions, read_only,
+                                 seeds_for)
 
 LABEL = "vector worker"
 
@@ -95,7 +96,7 @@ class _Shard:
     def __init__(self, env_id: str, rows: slice, env_kwargs: dict, buffers: dict, signal: tuple):
         self.venv = BatchedEnv(env_id, rows.stop - rows.start, env_kwargs)
         self.block = _Block.over(buffers, self.venv).rows(rows)
-        self.venv._use_buffers(self.block.obs, self.block.masks, self.block.alive)
+        self.venv._use_buffers(self.block.obs, self.block.masks, self.block.alive)  # (the block's own, writable)
         self.done, self.status = signal[0], status_word(buffers["status"], signal[1])
 
     def replied(self, cmd: str, sent: bool) -> None:
@@ -276,14 +277,25 @@ class ProcessBatchedEnv:
                                                                (done, k)), LABEL, self.timeout_s))
             # the whole batch's arrays, written in place by the shards' steps (this process reads
             # them between steps only, when no shard writes)
-            self._obs, self._masks, self.alive = local._obs, local._masks, local.alive
+            self._obs, self._masks, self._alive = local._obs, local._masks, local._alive
             if self._block is not None:
-                self._obs, self._masks, self.alive = self._block.obs, self._block.masks, self._block.alive
+                self._obs, self._masks, self._alive = self._block.obs, self._block.masks, self._block.alive
+            self._alive_view = read_only(self._alive)
             for r in self._remotes:
                 r.recv()  # built (or the worker's error)
         except BaseException:
             self.close()
             raise
+
+    @property
+    def alive(self) -> np.ndarray:
+        """``(N, P)`` bool: the seats that act in the current state (a read-only view, as
+        :attr:`BatchedEnv.alive`: the check of every step reads the array behind it)."""
+        return self._alive_view
+
+    @property
+    def num_agent_slots(self) -> int:
+        return self.num_games * self.num_seats
 
     @property
     def workers(self) -> int:
@@ -352,30 +364,33 @@ class ProcessBatchedEnv:
 
     def _check(self, acts: np.ndarray) -> np.ndarray:
         """``acts`` checked as :class:`BatchedEnv` checks them, as the int64 array the shards read. With
-        ``illegal_action="noop"`` an index out of range (even past int64) becomes -1, which every shard's
-        engine replaces with ``noop`` and flags ``illegal_replaced``, as a single env does."""
+        ``illegal_action="noop"`` an index out of range is passed on as it is (each shard's engine
+        replaces it with ``noop`` and flags ``illegal_replaced``, its reason naming it, as a single env
+        does); one past int64 (a ``uint64``) becomes -1, the one value the shared block cannot hold."""
         if self._not_ready is not None:
             raise RuntimeError(self._not_ready)
         if acts.shape != (self.num_games, self.num_seats):
             raise ValueError(f"actions must have shape (num_games, num_seats) = {(self.num_games, self.num_seats)}, "
                              f"got {acts.shape}")
-        if not np.issubdtype(acts.dtype, np.integer):
+        if acts.dtype.kind not in "iu":  # (as BatchedEnv: numpy files timedelta64 under its integers)
             raise ValueError(f"actions must be integers (indices into Discrete({self.n_actions})), got dtype {acts.dtype}")
         n = self.n_actions
         flat = acts.reshape(-1)
         if not self._raise_illegal:
             if flat.min() >= 0 and flat.max() < n:
                 return acts  # in range is all that "noop" asks here
-            out = (acts < 0) | (acts >= n)
-            clean = np.full(acts.shape, -1, np.int64)
-            clean[~out] = acts[~out]
-            return clean
-        if all_live_legal(self._masks.reshape(-1, n), self._flat_rows, acts, self.alive):
+            if acts.dtype.kind == "u" and flat.max() > np.iinfo(np.int64).max:
+                clean = np.full(acts.shape, -1, np.int64)
+                fits = acts <= np.iinfo(np.int64).max
+                clean[fits] = acts[fits]
+                return clean
+            return acts.astype(np.int64, copy=False)
+        if all_live_legal(self._masks.reshape(-1, n), self._flat_rows, acts, self._alive):
             return acts
         out = (acts < 0) | (acts >= n)
         wrong = out if not self._raise_illegal else \
             out | (np.take_along_axis(self._masks, np.clip(acts, 0, n - 1)[..., None], -1)[..., 0] == 0)
-        wrong &= self.alive
+        wrong &= self._alive
         if wrong.any():
             i, p = (int(x) for x in np.argwhere(wrong)[0])
             a = int(acts[i, p])
@@ -409,10 +424,11 @@ class ProcessBatchedEnv:
                 infos += unpack_infos((block.ticks[sl].tolist(), block.blocked[sl].tolist(), whole), rows[sl], names)
         return self._obs.copy(), self._masks.copy(), rewards, terminated, truncated, infos
 
-    def random_actions(self, rng: np.random.Generator, masks: np.ndarray) -> np.ndarray:
-        """Uniformly random legal actions ``(N, P)`` for ``masks``."""
+    def random_actions(self, rng: np.random.Generator, masks: np.ndarray | None = None) -> np.ndarray:
+        """Uniformly random legal actions ``(N, P)`` for ``masks`` (default: the current ones), as
+        :meth:`BatchedEnv.random_actions`."""
         shape = (self.num_games, self.num_seats, self.n_actions)
-        return random_legal_actions(rng, random_action_inputs(rng, masks, shape))
+        return random_legal_actions(rng, random_action_inputs(rng, self._masks if masks is None else masks, shape))
 
     def close(self) -> None:
         """Close every shard and end the worker processes; always returns (see the module doc)."""
@@ -431,6 +447,10 @@ class ProcessBatchedEnv:
 
     def __copy__(self):
         return self.__reduce_ex__(0)
+
+    def __repr__(self) -> str:
+        return (f"ProcessBatchedEnv({self.env_id!r}, num_games={self.num_games}, workers={self.workers}, "
+                f"env_kwargs={self.env_kwargs})")
 
     def __enter__(self) -> "ProcessBatchedEnv":
         return self

@@ -504,13 +504,13 @@ def test_a_batch_observer_refuses_engines_and_arrays_of_another_configuration():
     np.testing.assert_array_equal(obs[1], np.stack([env.observe(a)["observation"] for a in env.agents]))
 
 
-@pytest.mark.parametrize("how", ["restore", "engine"])
+@pytest.mark.parametrize("how", ["restore", "engine", "step"])
 def test_a_game_changed_outside_the_batch_is_read_again_before_its_actions_are_checked(how):
-    """A game restored to an earlier snapshot, or its engine changed and ``invalidate_masks()``
-    called, between two steps: the batch had checked the actions against its old masks and the
-    fast path applied an illegal Waroong Wars pick (a pack count went to -1, the game's snapshot
-    no longer loaded). Now that game's row is read again: the illegal pick is refused as a
-    separate env refuses it, and no game steps."""
+    """A game restored to an earlier snapshot, its engine changed and ``invalidate_masks()``
+    called, or stepped with its own ``env.step``, between two steps: the batch had checked the
+    actions against its old masks and the fast path applied an illegal Waroong Wars pick (a pack
+    count went to -1, the game's snapshot no longer loaded). Now that game's row is read again:
+    the illegal pick is refused as a separate env refuses it, and no game steps."""
     venv = BatchedEnv("waroong_wars_v1", 3, {"players": 3})
     rng = np.random.default_rng(0)
     for seed in range(11, 200):
@@ -520,6 +520,8 @@ def test_a_game_changed_outside_the_batch_is_read_again_before_its_actions_are_c
         _, masks, *_ = venv.step(random_legal_actions(rng, masks))
         if how == "restore":
             env.restore(snap)
+        elif how == "step":
+            env.step({a: int(np.flatnonzero(m)[-1]) for a, m in zip(venv.possible_agents, masks[0])})
         else:
             eng = env.engine
             eng.packs[0], eng.packs[1] = eng.packs[1], eng.packs[0]
@@ -779,3 +781,173 @@ def test_the_process_form_refuses_copy_and_pickle_and_stays_usable():
         venv.step(venv.random_actions(np.random.default_rng(0), masks))  # the workers live on
     finally:
         venv.close()
+
+
+@pytest.mark.parametrize("form", ["in-process", "process"])
+@pytest.mark.parametrize("illegal", ["raise", "noop"])
+def test_actions_of_a_dtype_numpy_counts_as_integers_but_are_not_are_refused_before_any_game_steps(form, illegal):
+    """numpy files ``timedelta64`` under its integers (``np.issubdtype``): the process form let such
+    actions through its check, its workers stepped their games, and then its own shard refused them
+    (with ``"noop"``: the games left half stepped; with ``"raise"``: an ``IndexError``)."""
+    kwargs = {"players": 2, "illegal_action": illegal}
+    venv = BatchedEnv("frying_master_v1", 2, kwargs) if form == "in-process" else \
+        ProcessBatchedEnv("frying_master_v1", 2, workers=2, env_kwargs=kwargs)
+    with venv:
+        obs, masks, _ = venv.reset(seed=0)
+        acts = venv.random_actions(np.random.default_rng(0), masks)
+        for bad in (acts.astype("m8[s]"), acts.astype("M8[s]")):
+            with pytest.raises(ValueError, match=r"actions must be integers .*got dtype"):
+                venv.step(bad)
+        after = venv.step(acts)  # nothing had stepped: the same as a fresh batch's first step
+    twin = BatchedEnv("frying_master_v1", 2, kwargs)
+    twin.reset(seed=0)
+    np.testing.assert_array_equal(twin.step(acts)[0], after[0])
+
+
+def test_the_process_form_names_an_out_of_range_action_it_replaces_as_the_in_process_form_does():
+    """With ``illegal_action="noop"`` the process form had sent an index out of range as -1, so its
+    verbose infos read "action -1 is not an integer in 0..54" where the in-process form and a single
+    env name the action given (999)."""
+    kwargs = {"players": 2, "illegal_action": "noop", "infos": "verbose"}
+    local = BatchedEnv("frying_master_v1", 4, kwargs)
+    with ProcessBatchedEnv("frying_master_v1", 4, workers=2, env_kwargs=kwargs) as remote:
+        _, masks, _ = local.reset(seed=3)
+        remote.reset(seed=3)
+        acts = random_legal_actions(np.random.default_rng(0), masks)
+        acts[:, 0] = 999
+        a, b = local.step(acts)[5], remote.step(acts)[5]
+        _same_infos(a, b)
+        for info in b:
+            assert info["agents"]["chef_0"]["illegal_reason"] == "action 999 is not an integer in 0..54"
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_a_game_reset_or_restored_outside_the_batch_counts_its_episode_from_there(env_id):
+    """``episode_return`` and ``episode_length`` count the batch's steps of the game's episode: a game
+    reset from outside (``envs[i].reset``) had reported the old episode's steps and rewards with the
+    new one's."""
+    kwargs = {"max_ticks": 30}
+    venv = BatchedEnv(env_id, 2, kwargs)
+    rng = np.random.default_rng(0)
+    _, masks, _ = venv.reset(seed=0)
+    for _ in range(7):
+        _, masks, *_ = venv.step(random_legal_actions(rng, masks))
+    venv.envs[0].reset(seed=5)
+    twin = BatchedEnv(env_id, 1, kwargs)
+    _, twin_masks, _ = twin.reset(seed=5)
+    steps, total = 0, 0.0
+    while True:
+        acts = venv.random_actions(rng)  # (reads the changed game first)
+        np.testing.assert_array_equal(venv._masks[0], twin_masks[0])
+        _, masks, rewards, term, trunc, infos = venv.step(acts)
+        _, twin_masks, twin_rewards, *_ = twin.step(acts[:1])
+        steps += 1
+        total = total + rewards[0]
+        np.testing.assert_array_equal(rewards[0], twin_rewards[0])
+        if (term[0] | trunc[0]).any():
+            break
+    assert infos[0]["episode_length"] == steps <= 30
+    np.testing.assert_allclose(infos[0]["episode_return"], total)
+
+
+@pytest.mark.parametrize("infos", ["compact", "verbose"])  # the fast path and the reference path
+def test_a_game_restored_to_a_finished_game_is_refused_before_any_game_steps(infos):
+    """A game restored (from outside) to a game that is over has no seat left to act: the reference
+    path stepped the games before it and then raised (a partial step), the fast path reported an end
+    without its flags. Now the step is refused, nothing changes, and the game plays once reset."""
+    kwargs = {"players": 2, "infos": infos}
+    solo = envs.get_env_module("wok_star_v1").parallel_env(**kwargs)
+    obs, _ = solo.reset(seed=1)
+    rng = np.random.default_rng(0)
+    while solo.agents:
+        obs = solo.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in solo.agents})[0]
+    venv = BatchedEnv("wok_star_v1", 3, kwargs)
+    _, masks, _ = venv.reset(seed=0)
+    venv.envs[1].restore(solo.snapshot())
+    before = [e.snapshot() for e in venv.envs]
+    acts = random_legal_actions(rng, masks)
+    for _ in range(2):
+        with pytest.raises(RuntimeError, match=r"game 1 has no seat left to act.*envs\[1\]\.reset.*no game was stepped"):
+            venv.step(acts)
+    assert [e.snapshot() for e in venv.envs] == before
+    venv.envs[1].reset(seed=9)
+    venv.step(venv.random_actions(rng))  # plays on
+
+
+@pytest.mark.parametrize("form", ["in-process", "process"])
+def test_alive_is_read_only_so_the_legality_check_cannot_be_switched_off(form):
+    """``alive`` was the batch's own array: ``venv.alive[:] = False`` switched the legality check off for
+    good (illegal Waroong Wars actions reached the engines under ``illegal_action="raise"``)."""
+    venv = BatchedEnv("waroong_wars_v1", 2, {"players": 3}) if form == "in-process" else \
+        ProcessBatchedEnv("waroong_wars_v1", 2, workers=2, env_kwargs={"players": 3})
+    with venv:
+        _, masks, _ = venv.reset(seed=0)
+        alive = venv.alive
+        with pytest.raises(ValueError, match="read-only"):
+            alive[:] = False
+        assert alive.all() and venv.alive.all()
+        acts = random_legal_actions(np.random.default_rng(0), masks)
+        acts[1, 2] = int(np.flatnonzero(masks[1, 2] == 0)[0])
+        with pytest.raises(IllegalActionError):
+            venv.step(acts)
+        copy = venv.alive.copy()
+        copy[:] = False  # a copy is the caller's own
+        assert venv.alive.all()
+
+
+@pytest.mark.parametrize("form", ["in-process", "process"])
+def test_random_actions_refuses_masks_that_are_not_0_1_and_defaults_to_the_current_ones(form):
+    venv = BatchedEnv("wok_star_v1", 3, {"players": 2}) if form == "in-process" else \
+        ProcessBatchedEnv("wok_star_v1", 3, workers=2, env_kwargs={"players": 2})
+    with venv:
+        _, masks, _ = venv.reset(seed=0)
+        rng = np.random.default_rng(0)
+        for bad, what in ((masks.astype(float), "got dtype float64"), (masks.astype(str), "got dtype <U"),
+                          (np.where(masks == 1, 1, -1), "values from -1 to 1"),
+                          (masks.astype(np.uint8) * 255, "values from 0 to 255")):
+            with pytest.raises(ValueError, match=re.escape(what)):
+                venv.random_actions(rng, bad)
+        for _ in range(20):  # the default: the batch's current masks, always legal
+            acts = venv.random_actions(rng)
+            assert all(masks[i, p, acts[i, p]] for i in range(3) for p in range(2))
+            _, masks, *_ = venv.step(acts)
+        assert venv.random_actions(rng, masks.astype(bool)).shape == (3, 2)
+
+
+def test_the_constructor_refuses_option_keys_and_factories_it_cannot_use_and_closes_what_it_built():
+    with pytest.raises(ValueError, match=r"env_kwargs key 1 \(a int\) is not allowed.*option names"):
+        BatchedEnv("wok_star_v1", 2, {1: 2})
+    with pytest.raises(ValueError, match=r"env_kwargs key"):
+        ProcessBatchedEnv("wok_star_v1", 2, workers=1, env_kwargs={("players",): 2})
+    with pytest.raises(TypeError, match=r"env_fn=5 \(a int\) is not allowed: give a function"):
+        BatchedEnv("wok_star_v1", 2, env_fn=5)
+    closed = []
+    built = []
+
+    def factory():
+        if len(built) == 2:
+            raise OSError("out of handles")
+        env = envs.get_env_module("wok_star_v1").parallel_env()
+        env.close = lambda env=env: closed.append(env)
+        built.append(env)
+        return env
+
+    with pytest.raises(OSError, match="out of handles"):
+        BatchedEnv("wok_star_v1", 4, env_fn=factory)
+    assert closed == built and len(built) == 2
+
+
+def test_both_forms_offer_the_same_small_conveniences():
+    with BatchedEnv("wok_star_v1", 2) as a, ProcessBatchedEnv("wok_star_v1", 2, workers=1) as b:
+        assert a.num_agent_slots == b.num_agent_slots == 2 * a.num_seats
+        assert repr(b) == "ProcessBatchedEnv('wok_star_v1', num_games=2, workers=1, env_kwargs={})"
+        assert repr(a) == "BatchedEnv('wok_star_v1', num_games=2, env_kwargs={})"
+    with pytest.raises(RuntimeError, match="closed"):
+        a.reset(seed=0)
+
+
+def test_a_seed_too_long_to_print_is_refused_naming_its_size():
+    with pytest.raises(ValueError, match=r"seed=<an integer of \d+ bits> is not allowed"):
+        seeds_for(-10 ** 5000, 2)
+    with pytest.raises(ValueError, match=r"seed <an integer of \d+ bits> for game 1 is not allowed"):
+        seeds_for([0, -10 ** 5000], 2)
