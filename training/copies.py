@@ -21,6 +21,7 @@ from typing import Any
 
 import numpy as np
 
+from envs.core.inputs import shown
 from envs.core.policy import Policy
 from envs.vector import BatchedEnv
 
@@ -28,9 +29,11 @@ from training.actor import NumpyActor
 from training.envspec import EnvSpec
 from training.obs import SeatEncoder
 from training.policies import ActorPolicy, make_policy
-from training.seating import SeatingRule
+from training.seating import SeatingRule, checked_number
 
 POOL = "pool"
+#: :class:`RewardRule`'s modes
+REWARD_MODES = ("own", "team")
 
 
 @dataclass(frozen=True)
@@ -48,6 +51,16 @@ class RewardRule:
     scale: float = 1.0
     win_bonus: float = 0.0
     loss_penalty: float = 0.0
+
+    def __post_init__(self) -> None:
+        """Checked as the config's ``training.reward*`` keys are (a rule built in Python had played an
+        unknown mode as ``own`` and passed a NaN scale on to SB3)."""
+        if self.mode not in REWARD_MODES:
+            raise ValueError(f"RewardRule.mode={shown(self.mode)} is not allowed; allowed: one of {REWARD_MODES} "
+                             f"(the config's 'auto' is resolved to one of them by the game)")
+        checked_number(self.scale, "RewardRule.scale", 0, low_exclusive=True)
+        checked_number(self.win_bonus, "RewardRule.win_bonus")
+        checked_number(self.loss_penalty, "RewardRule.loss_penalty")
 
 
 @dataclass(frozen=True)

@@ -23,9 +23,30 @@ worker processes.
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass, field
 
 import numpy as np
+
+from envs.core.inputs import checked_int, shown
+
+ROTATIONS = ("cycle", "random")
+
+
+def checked_number(value, name: str, low: float | None = None, high: float | None = None,
+                   low_exclusive: bool = False) -> float:
+    """A finite real number (not a bool) in the range, else a ``ValueError`` naming it and what is allowed."""
+    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
+        and math.isfinite(value)
+    if ok and low is not None:
+        ok = value > low if low_exclusive else value >= low
+    if ok and high is not None:
+        ok = value <= high
+    if not ok:
+        lo = "" if low is None else (f" > {low}" if low_exclusive else f" >= {low}")
+        hi = "" if high is None else f"{' and' if lo else ''} <= {high}"
+        raise ValueError(f"{name}={shown(value)} is not allowed; allowed: a finite number{lo}{hi}")
+    return float(value)
 
 
 @dataclass(frozen=True)
@@ -35,6 +56,26 @@ class SeatingRule:
     others: dict = field(default_factory=dict)  # spec or "pool" -> weight
     pool_size: int = 8
     latest_weight: float = 0.5
+
+    def __post_init__(self) -> None:
+        """The rule checked as the config's ``seats`` and ``self_play`` keys are (a rule built in Python,
+        as docs/training.md shows, had let ``learners=0`` fail inside SB3 with an ``IndexError``,
+        ``rotation='nosuch'`` play as ``random`` and weights of 0 end in numpy's NaN message)."""
+        checked_int(self.learners, "SeatingRule.learners", 1)
+        if self.rotation not in ROTATIONS:
+            raise ValueError(f"SeatingRule.rotation={shown(self.rotation)} is not allowed; allowed: one of {ROTATIONS}")
+        if not isinstance(self.others, dict):
+            raise ValueError(f"SeatingRule.others must be a dict of policy spec (or 'pool') -> weight, got a "
+                             f"{type(self.others).__name__}")
+        for key, weight in self.others.items():
+            if not isinstance(key, str) or not key:
+                raise ValueError(f"SeatingRule.others key {shown(key)} is not allowed; allowed: 'pool' or a policy spec")
+            checked_number(weight, f"SeatingRule.others[{key!r}]", 0)
+        if self.others and not sum(self.others.values()) > 0:
+            raise ValueError(f"SeatingRule.others={shown(self.others)} is not allowed: every weight is 0; give one "
+                             f"weight > 0")
+        checked_int(self.pool_size, "SeatingRule.pool_size", 1)
+        checked_number(self.latest_weight, "SeatingRule.latest_weight", 0, 1)
 
     def learner_seats(self, agents: list[str], copy_index: int, episode: int, rng: np.random.Generator) -> list[str]:
         n = len(agents)

@@ -237,9 +237,10 @@ class MultiAgentVecEnv(VecEnv):
 
     def _check_actions(self, actions: np.ndarray) -> None:
         """Refuse a bad batch before anything is sent (so nothing changes)."""
-        if actions.shape[0] != self.num_envs:
-            raise ValueError(f"expected {self.num_envs} actions (one per slot), got {actions.shape[0]}")
-        if not np.issubdtype(actions.dtype, np.integer):
+        if actions.ndim != 1 or actions.shape[0] != self.num_envs:
+            raise ValueError(f"actions must have shape ({self.num_envs},) (one per slot; ({self.num_envs}, 1) is read "
+                             f"as that), got {actions.shape}")
+        if actions.dtype.kind not in "iu":  # (np.issubdtype also counts timedelta64 as an integer)
             raise ValueError(f"actions must be integers (indices into Discrete({self._masks.shape[1]})), "
                              f"got dtype {actions.dtype}")
         if self._not_ready is not None:
@@ -253,9 +254,9 @@ class MultiAgentVecEnv(VecEnv):
             i = int(np.flatnonzero(wrong)[0])
             a = int(actions[i])
             legal = [self._action_names[j] for j in np.flatnonzero(self._masks[i])]
-            why = f"out of range: valid indices are 0..{n - 1}" if out[i] else \
-                f"{self._action_names[a]} is not legal now; legal: {legal}"
-            raise IllegalActionError(f"slot {i} (env copy {i // self.k}): action {a} is {why}; no copy was stepped")
+            why = f"is out of range: valid indices are 0..{n - 1}" if out[i] else \
+                f"({self._action_names[a]}) is not legal now; legal: {legal}"
+            raise IllegalActionError(f"slot {i} (env copy {i // self.k}): action {a} {why}; no copy was stepped")
 
     # ------------------------------------------------------------------ VecEnv API
     def reset(self):
@@ -272,7 +273,9 @@ class MultiAgentVecEnv(VecEnv):
 
     def step_async(self, actions: np.ndarray) -> None:
         self._usable()
-        actions = np.asarray(actions).reshape(-1)
+        actions = np.asarray(actions)
+        if actions.shape == (self.num_envs, 1):  # (a column of one action per slot, as some callers give it)
+            actions = actions.reshape(-1)
         self._check_actions(actions)
         n0 = self._slots_per_backend[0]
         if self._block is not None:  # the workers read their actions there (written before the pipe's message)
@@ -303,8 +306,14 @@ class MultiAgentVecEnv(VecEnv):
         self._alive = np.concatenate([local[5], block["alive"][rest]])
         return obs, rewards, dones, infos
 
+    def _answerable(self) -> None:
+        """The slots' own answers (masks, attributes, seeds) are refused once the env is closed or
+        broken, as every command is (module doc): they had kept answering with the last masks."""
+        refuse_if_unusable("MultiAgentVecEnv", self._closed, self._broken)
+
     def action_masks(self) -> np.ndarray:
         """Boolean legal-action masks of the current observations, ``(num_envs, A)``."""
+        self._answerable()
         return self._masks.copy()
 
     def has_attr(self, attr_name: str) -> bool:
@@ -322,6 +331,7 @@ class MultiAgentVecEnv(VecEnv):
     def seed(self, seed: int | None = None) -> Sequence[int | None]:
         """SB3's ``seed`` (slot ``i`` seeded ``seed + i`` at the next ``reset``), the seed checked
         first: a bad one stored would fail every later ``reset``."""
+        self._answerable()
         return super().seed(checked_seed(seed, "MultiAgentVecEnv"))
 
     def set_options(self, options: list[dict] | dict | None = None) -> None:
@@ -334,6 +344,7 @@ class MultiAgentVecEnv(VecEnv):
         super().set_options(options)
 
     def get_attr(self, attr_name: str, indices=None) -> list[Any]:
+        self._answerable()
         idx = list(self._get_indices(indices))
         if attr_name == "render_mode":
             return [None for _ in idx]
@@ -342,15 +353,18 @@ class MultiAgentVecEnv(VecEnv):
         raise AttributeError(f"MultiAgentVecEnv slots expose only 'action_masks' and 'render_mode', not {attr_name!r}")
 
     def set_attr(self, attr_name: str, value: Any, indices=None) -> None:
+        self._answerable()
         raise AttributeError(f"MultiAgentVecEnv: setting {attr_name!r} on slots is not supported")
 
     def env_method(self, method_name: str, *method_args, indices=None, **method_kwargs) -> list[Any]:
+        self._answerable()
         if method_name == "action_masks":  # one copy, handed out row by row (sb3-contrib stacks them)
             rows = self._masks.copy() if indices is None else self._masks[list(self._get_indices(indices))]
             return list(rows)
         raise AttributeError(f"MultiAgentVecEnv slots support env_method('action_masks') only, not {method_name!r}")
 
     def env_is_wrapped(self, wrapper_class, indices=None) -> list[bool]:
+        self._answerable()
         return [False for _ in self._get_indices(indices)]
 
     def get_images(self) -> Sequence[np.ndarray | None]:

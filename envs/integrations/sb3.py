@@ -95,6 +95,8 @@ class ActionMaskVecEnv(VecEnvWrapper):
             )
         if not isinstance(venv.action_space, spaces.Discrete):
             raise TypeError(f"ActionMaskVecEnv expects a Discrete action space; got {venv.action_space}")
+        self._closed = False  # (before SB3's constructor, which asks get_attr("render_mode"))
+        self._waiting = False  # step_async() handed the actions on, step_wait() not yet called
         super().__init__(venv, observation_space=space["observation"])
         self.n_actions = int(venv.action_space.n)
         # SuperSuit's SB3VecEnvWrapper keeps the gymnasium vector env (ConcatVecEnv or
@@ -110,11 +112,11 @@ class ActionMaskVecEnv(VecEnvWrapper):
                              f"(read it from the chain), 'raise' or 'noop' (the games' own option)")
         self._check_masks = (illegal_action or _illegal_action_of(self._gym_venv) or "raise") == "raise"
         self._reset_done = False
-        self._closed = False
 
     # ------------------------------------------------------------------ masks
     def action_masks(self) -> np.ndarray:
         """The legal-action masks of the current observations: ``(num_envs, A)`` bool."""
+        self._usable()
         return self._masks.copy()
 
     def has_attr(self, attr_name: str) -> bool:
@@ -138,6 +140,7 @@ class ActionMaskVecEnv(VecEnvWrapper):
                                  f"ask the PettingZoo env before wrapping it") from None
 
     def get_attr(self, attr_name: str, indices: VecEnvIndices = None) -> list[Any]:
+        self._usable()
         slots = self._slots(indices)
         if attr_name == "render_mode":  # SB3 asks at construction; SuperSuit's chain cannot answer
             mode = getattr(self.venv, "render_mode", None)
@@ -145,11 +148,13 @@ class ActionMaskVecEnv(VecEnvWrapper):
         return self._forwarded("get_attr", attr_name, lambda: self.venv.get_attr(attr_name, slots))
 
     def set_attr(self, attr_name: str, value: Any, indices: VecEnvIndices = None) -> None:
+        self._usable()
         slots = self._slots(indices)
         return self._forwarded("set_attr", attr_name, lambda: self.venv.set_attr(attr_name, value, slots))
 
     def env_method(self, method_name: str, *method_args: Any, indices: VecEnvIndices = None,
                    **method_kwargs: Any) -> list[Any]:
+        self._usable()
         slots = self._slots(indices)
         if method_name == EXPECTED_METHOD_NAME:
             return [self._masks[i].copy() for i in slots]
@@ -162,6 +167,7 @@ class ActionMaskVecEnv(VecEnvWrapper):
         (SuperSuit's numbering; under ``num_cpus>1`` game ``j`` of the worker whose first slot
         is ``k`` gets ``seed + k + j``, see :func:`_reset_gym_venv`). ``None``: the games'
         generators carry on. Returns one entry per slot, as SB3's ``VecEnv.seed``."""
+        self._usable()
         self._next_seed = checked_seed(seed, "ActionMaskVecEnv")
         return [None if seed is None else int(seed) + i for i in range(self.num_envs)]
 
@@ -176,6 +182,10 @@ class ActionMaskVecEnv(VecEnvWrapper):
     # ------------------------------------------------------------------ reset / step
     def reset(self) -> VecEnvObs:
         self._usable()
+        if self._waiting:  # (SuperSuit's workers would answer the reset with the step's answer: every later
+            # answer one behind, the masks served stale)
+            raise RuntimeError("ActionMaskVecEnv: step_async() was called and step_wait() was not: call step_wait() "
+                               "before reset()")
         seed, options = self._next_seed, self._next_options
         self._next_seed = self._next_options = None
         if self._gym_venv is not None:
@@ -197,7 +207,10 @@ class ActionMaskVecEnv(VecEnvWrapper):
             raise RuntimeError("this ActionMaskVecEnv is closed; build a new one")
 
     def close(self) -> None:
+        if self._closed:
+            return
         self._closed = True
+        self._waiting = False
         super().close()
 
     def step_async(self, actions: np.ndarray) -> None:
@@ -208,6 +221,9 @@ class ActionMaskVecEnv(VecEnvWrapper):
         self._usable()
         if not self._reset_done:
             raise RuntimeError("ActionMaskVecEnv: call reset() before step()")
+        if self._waiting:
+            raise RuntimeError("ActionMaskVecEnv: step_async() was called and step_wait() was not: call step_wait() "
+                               "before sending new actions")
         try:
             acts = np.asarray(actions)
         except (ValueError, TypeError) as e:
@@ -228,8 +244,15 @@ class ActionMaskVecEnv(VecEnvWrapper):
                    f"not legal now (legal: {np.flatnonzero(self._masks[i]).tolist()})")
             raise IllegalActionError(f"ActionMaskVecEnv slot {i}: action {int(acts[i])} is {why}; no game was stepped")
         super().step_async(acts.astype(np.int64, copy=False))
+        self._waiting = True
 
     def step_wait(self) -> VecEnvStepReturn:
+        """The step's answer. Refused without a ``step_async`` before it (SB3's chain had sent the
+        last batch again, unchecked against the masks it had since left) and after ``close()``."""
+        self._usable()
+        if not self._waiting:
+            raise RuntimeError("ActionMaskVecEnv: step_wait() without step_async(): send the actions first")
+        self._waiting = False
         if self._gym_venv is not None:
             obs, rewards, terms, truncs, infos = self._gym_venv.step_wait()
             terms = np.asarray(terms, dtype=bool)

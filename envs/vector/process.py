@@ -395,9 +395,9 @@ class ProcessBatchedEnv:
             i, p = (int(x) for x in np.argwhere(wrong)[0])
             a = int(acts[i, p])
             legal = [self._action_names[k] for k in np.flatnonzero(self._masks[i, p])]
-            why = f"out of range: valid indices are 0..{n - 1}" if out[i, p] else \
-                f"{self._action_names[a]} is not legal now; legal: {legal}"
-            raise IllegalActionError(f"game {i}, {self.possible_agents[p]}: action {a} is {why}; no game was stepped")
+            why = f"is out of range: valid indices are 0..{n - 1}" if out[i, p] else \
+                f"({self._action_names[a]}) is not legal now; legal: {legal}"
+            raise IllegalActionError(f"game {i}, {self.possible_agents[p]}: action {a} {why}; no game was stepped")
         return acts
 
     def step(self, actions: np.ndarray):

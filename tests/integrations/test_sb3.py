@@ -328,3 +328,41 @@ def test_noop_games_take_illegal_actions_and_bad_arguments_are_named():
     for call in (venv.reset, lambda: venv.step(np.zeros(venv.num_envs, dtype=int))):
         with pytest.raises(RuntimeError, match="this ActionMaskVecEnv is closed"):
             call()
+
+
+@pytest.mark.parametrize("num_cpus", [0, 2])
+def test_the_step_pairing_is_kept_and_a_closed_chain_answers_nothing(num_cpus):
+    """``reset`` while a step was pending had read the step's answer as the reset's under
+    ``num_cpus>1`` (every later answer one behind: the masks served stale, a worker killed by the
+    next illegal action); ``step_wait`` without ``step_async`` had sent the last batch again,
+    unchecked against the masks since; and a closed chain still served masks, attributes and steps."""
+    env_id = envs.ENV_IDS[1]
+    venv, twin = make_venv(env_id, num_cpus=num_cpus), make_venv(env_id, num_cpus=num_cpus)
+    try:
+        for v in (venv, twin):
+            v.seed(0)
+            v.reset()
+        legal = np.array([np.flatnonzero(r)[0] for r in venv.action_masks()])
+        venv.step_async(legal)
+        with pytest.raises(RuntimeError, match=r"step_wait\(\) before reset\(\)"):
+            venv.reset()
+        with pytest.raises(RuntimeError, match=r"step_wait\(\) before sending new actions"):
+            venv.step_async(legal)
+        got = venv.step_wait()
+        want = twin.step(legal)
+        np.testing.assert_array_equal(got[0], want[0])
+        np.testing.assert_array_equal(venv.action_masks(), twin.action_masks())
+        with pytest.raises(RuntimeError, match=r"step_wait\(\) without step_async\(\)"):
+            venv.step_wait()
+        for v in (venv, twin):  # both play on alike
+            v.seed(1)
+            v.reset()
+        np.testing.assert_array_equal(venv.action_masks(), twin.action_masks())
+    finally:
+        venv.close()
+        twin.close()
+    for call in (venv.action_masks, lambda: venv.env_method("action_masks"), lambda: venv.get_attr("render_mode"),
+                 lambda: venv.seed(0), venv.step_wait, lambda: get_action_masks(venv)):
+        with pytest.raises(RuntimeError, match="this ActionMaskVecEnv is closed"):
+            call()
+    venv.close()  # again: harmless

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import numpy as np
 import pytest
 from sb3_contrib import MaskablePPO
@@ -243,6 +245,67 @@ def test_a_bad_action_is_refused_before_any_copy_steps(toy_registry):
         venv.step(np.array([0, 0]))
     finally:
         venv.close()
+
+
+def test_actions_must_be_one_per_slot_of_an_integer_kind_and_the_message_names_the_action(toy_registry):
+    """Any array of ``num_envs`` entries had been flattened and stepped (a ``(2, 2)`` batch for 4 slots);
+    ``timedelta64`` actions passed the integer check; an illegal action read "action 3 is serve is not
+    legal now"."""
+    venv = make_venv(env_id="frying_master_v1", options={"players": 2}, copies=4)
+    try:
+        venv.reset()
+        masks = venv.action_masks()
+        legal = np.array([np.flatnonzero(m)[0] for m in masks])
+        for bad in (legal.reshape(2, 2), legal.reshape(1, 4), legal.reshape(1, 1, 4)):
+            with pytest.raises(ValueError, match=r"actions must have shape \(4,\) \(one per slot"):
+                venv.step(bad)
+        with pytest.raises(ValueError, match="must be integers"):
+            venv.step(legal.astype("m8[s]"))
+        slot = next(i for i in range(4) if not masks[i].all())
+        wrong = legal.copy()
+        wrong[slot] = int(np.flatnonzero(~masks[slot])[0])
+        name = envs.get_env_module("frying_master_v1").parallel_env().action_table.name(int(wrong[slot]))
+        with pytest.raises(IllegalActionError, match=re.escape(f"action {wrong[slot]} ({name}) is not legal now; legal:")):
+            venv.step(wrong)
+        venv.step(legal.reshape(4, 1))  # a column of one action per slot is read as the slots' actions
+    finally:
+        venv.close()
+
+
+def test_a_closed_or_broken_bridge_answers_no_masks_seeds_or_attributes(toy_registry):
+    """The module doc says every command raises after ``close()`` (and a broken env answers only
+    ``close``): masks, seeds and attributes had kept answering with the last step's values."""
+    venv = make_venv(copies=2)
+    venv.reset()
+    venv.close()
+    for call in (venv.action_masks, lambda: get_action_masks(venv), lambda: venv.seed(1),
+                 lambda: venv.get_attr("render_mode"), lambda: venv.env_method("action_masks"),
+                 lambda: venv.env_is_wrapped(VecMonitor), lambda: venv.set_attr("x", 1)):
+        with pytest.raises(RuntimeError, match="closed"):
+            call()
+
+
+@pytest.mark.parametrize("build,says", [
+    (lambda: SeatingRule(0), r"SeatingRule.learners=0 is not allowed; allowed: an integer >= 1"),
+    (lambda: SeatingRule(1, "nosuch"), r"SeatingRule.rotation='nosuch' is not allowed; allowed: one of \('cycle', 'random'\)"),
+    (lambda: SeatingRule(1, others={"random": 0.0}), r"every weight is 0"),
+    (lambda: SeatingRule(1, others={"random": -1.0, "heuristic": 2.0}), r"others\['random'\]=-1.0 is not allowed"),
+    (lambda: SeatingRule(1, others={"random": float("nan")}), r"others\['random'\]=nan is not allowed"),
+    (lambda: SeatingRule(1, others={3: 1.0}), r"others key 3 is not allowed"),
+    (lambda: SeatingRule(1, pool_size=0), r"pool_size=0 is not allowed"),
+    (lambda: SeatingRule(1, latest_weight=1.5), r"latest_weight=1.5 is not allowed; allowed: a finite number >= 0 and <= 1"),
+    (lambda: RewardRule("nosuch"), r"RewardRule.mode='nosuch' is not allowed; allowed: one of \('own', 'team'\)"),
+    (lambda: RewardRule("own", float("nan")), r"RewardRule.scale=nan is not allowed; allowed: a finite number > 0"),
+    (lambda: RewardRule("own", 0.0), r"RewardRule.scale=0.0 is not allowed"),
+    (lambda: RewardRule("own", 1.0, win_bonus=float("inf")), r"RewardRule.win_bonus=inf is not allowed"),
+    (lambda: RewardRule("own", 1.0, loss_penalty=True), r"RewardRule.loss_penalty=True is not allowed"),
+])
+def test_seating_and_reward_rules_built_in_python_are_checked_as_the_config_is(build, says):
+    """docs/training.md builds these by hand: ``learners=0`` had failed inside SB3 with an
+    ``IndexError``, an unknown rotation or reward mode had played as another, weights of 0 had
+    ended in numpy's NaN message, and a NaN scale reached the learner."""
+    with pytest.raises(ValueError, match=says):
+        build()
 
 
 def test_pool_seats_need_a_snapshot(toy_registry):
