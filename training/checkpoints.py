@@ -360,7 +360,8 @@ def read_metadata(directory: str | Path) -> dict:
     """The metadata, with its format and structure checked (no hash or env check)."""
     d = Path(directory)
     if not d.is_dir():
-        raise CheckpointError(f"checkpoint {str(d)!r} does not exist (expected a directory with {METADATA_FILE}, "
+        what = "is a file, not a directory" if d.exists() else "does not exist"
+        raise CheckpointError(f"checkpoint {str(d)!r} {what} (expected a directory with {METADATA_FILE}, "
                               f"{ACTOR_FILE} and {MODEL_FILE})")
     path = contained_file(d, METADATA_FILE, "metadata file")
     if (d / SAVING_FILE).is_file():

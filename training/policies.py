@@ -45,14 +45,13 @@ from functools import partial
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable
-from urllib.parse import parse_qsl
 
 import numpy as np
 
 from envs.core.errors import ConfigError
 from envs.core.inputs import checked_seed, shown
 from envs.core.policy import Policy, RandomLegalPolicy
-from envs.core.search import RULES, WIDEN
+from envs.core.search import CONFIDENCE_Z, RULES, WIDEN
 from envs.core.seeding import make_rng
 
 from training.actor import NumpyActor
@@ -94,6 +93,38 @@ class PolicySpec:
         suffix = "" if self.options.get("deterministic", True) else " (sampled)"
         return f"checkpoint:{short}{suffix}"
 
+    @property
+    def identity(self) -> tuple:
+        """What decides how the spec plays, for "the same policy listed twice": a checkpoint by its
+        resolved directory (two checkpoints that share a label's last two path parts are two
+        policies), a planner by its options with the defaults written out (``sims=4&samples=2`` and
+        ``samples=2&sims=4``, or ``planner`` and ``planner?ms=100``, are one policy)."""
+        if self.kind == "checkpoint":
+            return ("checkpoint", _resolved(self.path), self.options.get("deterministic", True))
+        if self.kind == "planner":
+            o = {**({} if "sims" in self.options else {"ms": 100.0}), **PLANNER_DEFAULTS, **self.options}
+            return ("planner", tuple(sorted((k, _resolved_value(v)) for k, v in o.items())))
+        if self.kind == "text":
+            return ("text", self.path, self.options.get("retries"))
+        return (self.label,)
+
+
+#: the planner options' defaults that do not depend on the game (docs/search.md, "Options")
+#: (:func:`make_planner` reads them from here)
+PLANNER_DEFAULTS = {"samples": 16, "rollout": "heuristic", "arms": "game", "widen": "random", "z": CONFIDENCE_Z,
+                    "rule": "z"}
+
+
+def _resolved(path: str) -> str:
+    return os.path.realpath(os.path.expanduser(path))
+
+
+def _resolved_value(v):
+    """A planner option's value, a checkpoint in it by its resolved directory."""
+    if isinstance(v, str) and v.startswith("checkpoint:"):
+        return "checkpoint:" + _resolved(v[len("checkpoint:"):])
+    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+
 
 def parse_spec(text: str) -> PolicySpec:
     """Parse a policy spec string; ConfigError lists the syntax if it is wrong."""
@@ -116,11 +147,13 @@ def parse_spec(text: str) -> PolicySpec:
         body = s
     else:
         raise ConfigError(f"unknown policy spec {text!r}; allowed: {SPEC_HELP}")
-    path, _, query = body.partition("?")
+    path, mark, query = body.partition("?")
     if not path:
         raise ConfigError(f"policy spec {text!r} names no checkpoint directory; allowed: {SPEC_HELP}")
+    if mark and not query:
+        raise ConfigError(f"policy spec {text!r}: nothing after '?'; allowed options: deterministic, strict")
     options: dict[str, bool] = {}
-    for k, v in parse_qsl(query, keep_blank_values=True):
+    for k, v in _fields(text, query, "deterministic, strict"):
         if k not in ("deterministic", "strict"):
             raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: deterministic, strict")
         if k in options:
@@ -132,6 +165,34 @@ def parse_spec(text: str) -> PolicySpec:
 
 
 _DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
+
+
+def _fields(text: str, query: str, allowed: str) -> list[tuple[str, str]]:
+    """A spec's options after its ``?``, ``KEY=VALUE`` joined by ``&``, each value taken as written
+    (a ``+`` in a checkpoint's path had become a space, and ``%31`` the digit 1, as in a URL); a
+    ``?`` with nothing after it, or a field without ``=``, is refused naming the ``allowed`` options."""
+    if not query:
+        return []
+    out = []
+    for field_ in query.split("&"):
+        k, sep, v = field_.partition("=")
+        if not sep or not k:
+            raise ConfigError(f"policy spec {text!r}: {field_!r} is not KEY=VALUE; allowed options: {allowed}")
+        out.append((k, v))
+    return out
+
+
+def _ascii_int(v: str) -> bool:
+    """Whether ``v`` is written with the digits 0-9 only (``str.isdecimal`` takes any script's digits)."""
+    return v.isascii() and v.isdecimal()
+
+
+def _ascii_float(v: str) -> float:
+    """``v`` as a number written plainly (``1``, ``2.5``, ``1e3``), else NaN (``float`` takes ``1_0``,
+    other scripts' digits and ``inf``)."""
+    import re
+
+    return float(v) if re.fullmatch(r"[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?|\.[0-9]+([eE][-+]?[0-9]+)?", v) else float("nan")
 
 
 def _parse_text_spec(text: str, s: str) -> PolicySpec:
@@ -146,12 +207,14 @@ def _parse_text_spec(text: str, s: str) -> PolicySpec:
         raise ConfigError(f"policy spec {text!r}: a text agent is text:MODULE:CALLABLE (dotted Python names, "
                           f"e.g. text:my_agents:reply); allowed: {SPEC_HELP}")
     options: dict[str, int] = {}
-    for k, v in parse_qsl(query, keep_blank_values=True):
+    if "?" in s and not query:
+        raise ConfigError(f"policy spec {text!r}: nothing after '?'; allowed options: retries")
+    for k, v in _fields(text, query, "retries"):
         if k != "retries":
             raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: retries")
         if k in options:
             raise ConfigError(f"policy spec {text!r}: option {k!r} given twice; give each option once")
-        if not v.isdecimal() or len(v) > 20 or int(v) > MAX_RETRIES:
+        if not _ascii_int(v) or len(v) > 20 or int(v) > MAX_RETRIES:
             raise ConfigError(f"policy spec {text!r}: retries={v!r}; allowed: an integer 0..{MAX_RETRIES}")
         options[k] = int(v)
     return PolicySpec("text", target, options, text=s)
@@ -161,7 +224,9 @@ def _parse_heuristic_spec(text: str, s: str) -> PolicySpec:
     """``heuristic?style=NAME``, ``heuristic?recall=world`` (each checked against the game's
     heuristic when the policy is made)."""
     options: dict[str, str] = {}
-    for k, v in parse_qsl(s[len("heuristic?"):], keep_blank_values=True):
+    if s == "heuristic?":
+        raise ConfigError(f"policy spec {text!r}: nothing after '?'; allowed options: style, recall")
+    for k, v in _fields(text, s[len("heuristic?"):], "style, recall"):
         if k not in ("style", "recall"):
             raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: style, recall")
         if k in options:
@@ -181,11 +246,7 @@ def _parse_planner_spec(text: str, s: str) -> PolicySpec:
     if "?" in s and not query:
         raise ConfigError(f"policy spec {text!r}: nothing after '?'; allowed options: {', '.join(PLANNER_OPTIONS)}")
     options: dict = {}
-    for field_ in query.split("&") if query else []:
-        if "=" not in field_:
-            raise ConfigError(f"policy spec {text!r}: {field_!r} is not KEY=VALUE; allowed options: "
-                              f"{', '.join(PLANNER_OPTIONS)}")
-    for k, v in parse_qsl(query, keep_blank_values=True):
+    for k, v in _fields(text, query, ", ".join(PLANNER_OPTIONS)):
         if k not in PLANNER_OPTIONS:
             raise ConfigError(f"policy spec {text!r}: unknown option {k!r}; allowed: {', '.join(PLANNER_OPTIONS)}")
         if k in options:
@@ -202,6 +263,9 @@ def _parse_planner_spec(text: str, s: str) -> PolicySpec:
 
 def _planner_option(text: str, k: str, v: str):
     names_checkpoint = v.startswith("checkpoint:") and len(v) > len("checkpoint:")
+    if names_checkpoint and "?" in v:  # (its sampled form drew from an unseeded generator: runs differed)
+        raise ConfigError(f"policy spec {text!r}: {k}={v!r}; a checkpoint inside the planner takes no options (it "
+                          f"plays its most likely legal move); allowed: checkpoint:DIR")
     if k in ("rollout", "others", "play"):
         if v in ("heuristic", "random") or names_checkpoint or (k == "others" and v == "drafters"):
             return v
@@ -218,20 +282,14 @@ def _planner_option(text: str, k: str, v: str):
         raise ConfigError(f"policy spec {text!r}: value={v!r}; allowed: checkpoint:DIR (a trained checkpoint of this "
                           f"env, whose critic values the simulations cut before the game's end)")
     if k == "ms":
-        try:
-            ms = float(v)
-        except ValueError:
-            ms = float("nan")
+        ms = _ascii_float(v)
         if not 0 < ms <= 600_000:  # nan fails too
             raise ConfigError(f"policy spec {text!r}: ms={v!r}; allowed: a number of milliseconds in (0, 600000]")
         return ms
     if k == "horizon" and v in ("score", "round"):
         return v
     if k == "z":
-        try:
-            z = float(v)
-        except ValueError:
-            z = float("nan")
+        z = _ascii_float(v)
         if not 0 <= z <= 10:  # nan fails too
             raise ConfigError(f"policy spec {text!r}: z={v!r}; allowed: a number in [0, 10] (standard errors a paired "
                               f"gain over the rollout policy's choice must exceed)")
@@ -253,7 +311,7 @@ def _planner_option(text: str, k: str, v: str):
                           f"moves to search) or all (every decision, every legal move)")
     low, high = {"sims": (1, 10 ** 7), "samples": (1, 10 ** 5), "horizon": (0, 10 ** 7), "width": (2, 10 ** 4),
                  "seed": (0, 2 ** 63 - 1)}[k]
-    if not v.isdecimal() or len(v) > 20 or not low <= int(v) <= high:
+    if not _ascii_int(v) or len(v) > 20 or not low <= int(v) <= high:
         extra = ", score or round" if k == "horizon" else ""
         raise ConfigError(f"policy spec {text!r}: {k}={v!r}; allowed: an integer {low}..{high}{extra}")
     return int(v)
@@ -264,7 +322,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     its rollouts by the heuristic, random legal play or a checkpoint."""
     import importlib
 
-    from envs.core.search import CONFIDENCE_Z, Planner, PlannerPolicy, Rollout, SearchBudget, SeatModels
+    from envs.core.search import Planner, PlannerPolicy, Rollout, SearchBudget, SeatModels
 
     o = ps.options
     env = env_spec.make()
@@ -288,7 +346,7 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     if "drafters" in o and getattr(search_support, "DrafterModel", None) is None:
         raise ConfigError(f"policy spec {ps.text!r}: drafters= models the other seats' drafting, which "
                           f"{env_spec.env_id} does not have; it is for waroong_wars")
-    roll = rollout_of(o.get("rollout", "heuristic"))
+    roll = rollout_of(o.get("rollout", PLANNER_DEFAULTS["rollout"]))
     if "others" in o:  # the other seats' model in the simulations (default: the rollout policy)
         mine = roll
         if o["others"] == "drafters":  # each seat the kind of drafter a determinisation draws for it
@@ -297,9 +355,10 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
             others = rollout_of(o["others"])
         roll = Rollout(mine.make, mine.observe, mine.at_table, others=others)
     budget = SearchBudget(ms=None if "sims" in o else o.get("ms", 100.0), sims=o.get("sims"),
-                          samples=o.get("samples", 16), horizon=o.get("horizon", search_support.HORIZON))
+                          samples=o.get("samples", PLANNER_DEFAULTS["samples"]),
+                          horizon=o.get("horizon", search_support.HORIZON))
     spec_seed = o.get("seed")
-    arms = None if o.get("arms", "game") == "all" else search_support.search_arms
+    arms = None if o.get("arms", PLANNER_DEFAULTS["arms"]) == "all" else search_support.search_arms
     determinize = search_support.determinize
     if "drafters" in o:  # the other drafters modelled as the heuristic or this checkpoint (Waroong Wars)
         model_cls = search_support.DrafterModel  # (checked above)
@@ -308,8 +367,8 @@ def make_planner(ps: PolicySpec, env_spec: EnvSpec, seed: int | None = None) -> 
     planner = Planner(determinize, roll, budget, cooperative=env_spec.kind == "cooperative",
                       seed=spec_seed if seed is None else seed, max_ticks=raw.max_ticks, arms=arms,
                       remember=getattr(search_support, "remember", None), round_of=search_support.round_of,
-                      widen=o.get("widen", "random"), z=o.get("z", CONFIDENCE_Z), width=o.get("width"),
-                      rule=o.get("rule", "z"), play=rollout_of(o["play"]) if "play" in o else None,
+                      widen=o.get("widen", PLANNER_DEFAULTS["widen"]), z=o.get("z", PLANNER_DEFAULTS["z"]),
+                      width=o.get("width"), rule=o.get("rule", PLANNER_DEFAULTS["rule"]), play=rollout_of(o["play"]) if "play" in o else None,
                       leaf=load_checkpoint_critic(o["value"][len("checkpoint:"):], env_spec, raw.encoder.observe)
                       if "value" in o else None)
     env.close()

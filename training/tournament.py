@@ -102,9 +102,14 @@ def run_tournament(env_spec: EnvSpec, specs: Sequence[str], games: int = 200, se
     games, seed = checked_games(games), checked_seed(seed)
     if len(specs) < 2:
         raise ConfigError("a tournament needs at least two policies")
-    labels = [parse_spec(s).label for s in specs]
-    if len(set(labels)) != len(labels):
-        raise ConfigError(f"the same policy is listed twice: {labels}")
+    parsed = [parse_spec(s) for s in specs]
+    same = [(a.text, b.text) for i, a in enumerate(parsed) for b in parsed[i + 1:] if a.identity == b.identity]
+    if same:
+        raise ConfigError(f"the same policy is listed twice: {same[0][0]!r} and {same[0][1]!r}; list each once")
+    labels = [p.label for p in parsed]
+    for i, lab in enumerate(labels):  # two policies under one label (checkpoints of one name elsewhere): their specs
+        if labels.count(lab) > 1:
+            labels = [p.text if labels[j] == lab else labels[j] for j, p in enumerate(parsed)]
     n = len(specs)
     cooperative = env_spec.kind == "cooperative"
     n_seats = len(env_spec.make().possible_agents)

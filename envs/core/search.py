@@ -192,14 +192,24 @@ class Rollout:
         #: ``None``: this one plays every seat
         self.others = others
         self.policies: dict[str, Policy] = {}
+        self._seats: dict[str, int] = {}  # each policy's seat number (its seed's part)
+        self._seed: int | None = None  # the episode's seed, for the policies made during it
 
     def reset(self, seed: int | None) -> None:
         """A new episode for every seat's policy (``None``: keep the generators; scripted
-        policies forget what they remembered of the last one)."""
-        for i, p in enumerate(self.policies.values()):
-            p.reset(None if seed is None else seed * 1000 + i)
+        policies forget what they remembered of the last one). Seat ``p``'s policy is seeded
+        ``seed * 1000 + p``, also when it is made during the episode: one made then had kept
+        its maker's seed (``random``: 0), so a planner's first game played otherwise than the same
+        game after another one."""
+        if seed is not None:  # (None, a simulation's start: the episode's seed stays, for policies made later)
+            self._seed = seed
+        for agent, p in self.policies.items():
+            p.reset(None if seed is None else self._seat_seed(agent))
         if self.others is not None:
             self.others.reset(None if seed is None else seed + 1)
+
+    def _seat_seed(self, agent: str) -> int | None:
+        return None if self._seed is None else self._seed * 1000 + self._seats[agent]
 
     def fresh(self) -> "Rollout":
         """Another rollout of the same policies, with policy objects of its own."""
@@ -226,12 +236,23 @@ class Rollout:
         a = int(p.act(obs, agent, _Table(engine)))
         return a if 0 <= a < mask.size and mask[a] else engine.default_action(agent)
 
+    def overruled(self, agent: str, chosen: int, played: int) -> None:
+        """``agent``'s policy chose ``chosen`` and ``played`` was played (``Policy.overruled``): a
+        policy that remembers its own moves corrects that memory (the Waroong Wars heuristic had kept
+        the pick it chose, and reckoned every later pick of the round with a hand the seat did not hold)."""
+        p = self.policies.get(agent)
+        if p is not None:
+            p.overruled(agent, chosen, played)
+
     def _seat(self, engine: GameEngine, agent: str) -> tuple[Policy, dict[str, np.ndarray]]:
         """``agent``'s policy object (made on first use) and what it is fed: the action mask and,
         with ``observe``, the observation vector."""
         p = self.policies.get(agent)
         if p is None:
             p = self.policies[agent] = self.make()
+            self._seats[agent] = engine.agents.index(agent)
+            if self._seed is not None:
+                p.reset(self._seat_seed(agent))
         obs = {"action_mask": engine.action_mask(agent)}
         if self.observe is not None:
             obs["observation"] = self.observe(engine, agent)
@@ -344,7 +365,8 @@ class Planner:
         legal_list = [int(a) for a in legal]
         prior = self._prior(engine, agent)  # before the move: a policy may remember the moves it makes
         if self.arms is None:
-            arms = self._order(self.root.act(engine, agent), legal_list, prior)
+            first = self.root.act(engine, agent)
+            arms = self._order(first, legal_list, prior)
             widen = True
         else:
             first = self.root.act(engine, agent)
@@ -381,7 +403,10 @@ class Planner:
         self.stats["searched"] += 1
         self.stats["simulations"] += i
         self.stats["seconds"] += self.clock() - start
-        return arms[self._choose(vals, self.z, self.rule)]
+        chosen = arms[self._choose(vals, self.z, self.rule)]
+        if chosen != first:  # the table policy remembers what it chose (a drafter its face-down picks)
+            self.root.overruled(agent, first, chosen)
+        return chosen
 
     def _game_arms(self, engine: GameEngine, agent: str, first: int, legal: list[int]) -> list[int]:
         """The game's candidates (``search_arms``), checked: legal, distinct, ``first`` leading."""
@@ -560,3 +585,4 @@ class PlannerPolicy(Policy):
             raise ValueError(f"overruled({agent!r}, {chosen}, {played}): {chosen} is not the last action "
                              f"this planner chose for {agent}")
         mine[-1] = int(played)
+        self.planner.root.overruled(agent, int(chosen), int(played))

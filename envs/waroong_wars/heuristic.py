@@ -139,6 +139,25 @@ class HeuristicPolicy(Policy):
     def reset(self, seed: int | None = None) -> None:
         self._memory.clear()
 
+    def overruled(self, agent: str, chosen: int, played: int) -> None:
+        """``played``, not the pick ``chosen`` it returned, was played for ``agent`` (a search player
+        whose table policy it is, or a DAgger student): its memory of the seat's face-down picks takes
+        the card really picked. (Kept as chosen, the hand still had the right size, so every later
+        pick of the round was reckoned with a hand the seat did not hold.)"""
+        mem = self._memory.get(agent)
+        if mem is None or chosen == played or not self._is_pick(chosen):
+            return
+        pick0 = action_index(3).pick0
+        hand = list(mem[1])
+        if hand[chosen - pick0] <= 0:  # not the pick it remembered: nothing to correct
+            return
+        hand[chosen - pick0] -= 1
+        if not self._is_pick(played):  # (no card taken: the count no longer matches, so it is forgotten)
+            del self._memory[agent]
+            return
+        hand[played - pick0] += 1
+        self._memory[agent] = (mem[0], hand)
+
     # ------------------------------------------------------------------ entry
     def act(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> int:
         legal = np.flatnonzero(observation["action_mask"])

@@ -724,3 +724,62 @@ def test_a_critic_with_non_finite_weights_is_refused(monkeypatch):
     monkeypatch.setattr(NumpyActor, "critic_from_sb3_policy", classmethod(poisoned))
     with pytest.raises(CheckpointError, match="non-finite"):
         make_policy(f"planner?sims=2&value=checkpoint:{ckpt}", spec)
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_a_seed_gives_the_same_moves_whatever_the_planner_played_before(env_id):
+    """With random rollouts (``rollout=random``, and ``others=``/``play=``) the policies made during a
+    planner's first game kept their maker's seed (0), and only a later game's were reseeded: the
+    same game with the same seed was played otherwise by a fresh planner and by one that had played
+    before (``evaluate --games 4`` and ``--games 1 --seed 3`` differed on game 3)."""
+    spec = EnvSpec.resolve(env_id)
+    text = "planner?sims=6&samples=2&rollout=random&horizon=score"
+
+    def play(pol, seed: int) -> list[int]:
+        env = spec.make()
+        obs, _ = env.reset(seed=seed)
+        pol.reset(seed)
+        h = {a: make_policy("heuristic", spec) for a in env.possible_agents}
+        out = []
+        for _ in range(30):
+            if not env.agents:
+                break
+            acts = {a: h[a].act(obs[a], a, env) for a in env.agents}
+            seat = env.agents[0]
+            acts[seat] = pol.act(obs[seat], seat, env)
+            out.append(acts[seat])
+            obs, *_ = env.step(acts)
+        return out
+
+    fresh = play(make_policy(text, spec), 3)
+    used = make_policy(text, spec)
+    play(used, 11)  # another game first: its rollout policies exist when game 3 starts
+    assert play(used, 3) == fresh
+    assert make_policy(text, spec).planner.stats["searched"] == 0
+
+
+def test_a_pick_the_search_overrules_is_remembered_by_the_table_heuristic_as_played(monkeypatch):
+    """The planner plays its table policy's move unless a search clearly beats it. Waroong Wars'
+    heuristic remembers the face-down picks it chose; overruled, it had kept its own choice, so its
+    later picks in the round (and the arm each search must beat) reckoned with a hand the seat did
+    not hold. Forced here to overrule every searched pick: the remembered hand is the real one."""
+    spec, env, eng, agent, _ = _waroong_wars_at_start()
+    monkeypatch.setattr(Planner, "_choose", staticmethod(lambda vals, z=1.5, rule="z": len(vals) - 1))
+    pol = make_policy("planner?sims=4&samples=2", spec, seed=0)
+    h = {a: make_policy("heuristic", spec) for a in env.possible_agents}
+    seat = eng.agents.index(agent)
+    obs = {a: env.observe(a) for a in env.agents}
+    checked = 0
+    for _ in range(6):
+        view = eng.public_view(agent)
+        if view.phase != "draft":
+            break
+        acts = {a: h[a].act(obs[a], a, env) for a in env.agents}
+        acts[agent] = pol.act(obs[agent], agent, env)
+        obs, *_ = env.step(acts)
+        view = eng.public_view(agent)
+        table = pol.planner.root.policies[agent]
+        if view.phase == "draft" and not view.hand_visible and view.pick_no > 0:
+            assert table._known_hand(view, agent, id(eng)) == list(eng.hands[seat])
+            checked += 1
+    assert checked >= 2 and pol.planner.stats["searched"] >= 2

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import numpy as np
@@ -60,6 +61,16 @@ def test_planner_specs_parse_with_their_options():
     ("planner?sims=8&sims=9", ["'sims' given twice"]),
     ("planner?", ["nothing after '?'"]),
     ("planner?sims", ["planner?sims"]),
+    # a checkpoint inside the planner plays its most likely move (its sampled form drew unseeded)
+    ("planner?rollout=checkpoint:checkpoints/frying_master/main?deterministic=false",
+     ["takes no options", "allowed: checkpoint:DIR"]),
+    ("planner?others=checkpoint:checkpoints/frying_master/main?strict=true", ["takes no options"]),
+    # values as written: digits 0-9 only, no percent-decoding, no underscores in numbers
+    ("planner?sims=%31", ["sims='%31'", "an integer 1.."]),
+    ("planner?sims=\uff11", ["sims='\uff11'", "an integer 1.."]),
+    ("planner?ms=1_0", ["ms='1_0'", "(0, 600000]"]),
+    ("planner?ms=inf", ["ms='inf'"]),
+    ("planner?z=1_5", ["z='1_5'", "[0, 10]"]),
 ])
 def test_a_bad_planner_spec_names_the_problem_and_what_is_allowed(spec, names):
     with pytest.raises(ConfigError) as e:
@@ -295,3 +306,52 @@ def test_a_checkpoint_rollout_reads_observations():
 def test_a_search_budget_refuses_bad_values(kwargs, word):
     with pytest.raises(ValueError, match=word):
         SearchBudget(**kwargs)
+
+
+def test_option_values_are_taken_as_written():
+    """``parse_qsl`` had read the options as a URL's: a ``+`` in a checkpoint's path became a space
+    (the checkpoint "did not exist"), ``%31`` the digit 1."""
+    assert parse_spec("planner?rollout=checkpoint:/tmp/ck+plus").options["rollout"] == "checkpoint:/tmp/ck+plus"
+    assert parse_spec("checkpoint:/tmp/ck+plus?deterministic=false").path == "/tmp/ck+plus"
+    assert parse_spec("planner?ms=2.5e1&z=.5").options == {"ms": 25.0, "z": 0.5}
+    for bad, says in (("heuristic?", "nothing after '?'"), ("checkpoint:/tmp/x?", "nothing after '?'"),
+                      ("heuristic?style", "is not KEY=VALUE"), ("checkpoint:/tmp/x?=true", "is not KEY=VALUE"),
+                      ("text:m:f?", "nothing after '?'")):
+        with pytest.raises(ConfigError, match=re.escape(says)):
+            parse_spec(bad)
+
+
+def test_the_same_policy_is_known_by_what_decides_its_play():
+    """The tournament's "listed twice" check compared labels: the same planner written two ways ran as
+    two entrants, and two checkpoints whose paths end alike were refused as one."""
+    same = [("planner?sims=4&samples=2", "planner?samples=2&sims=4"), ("planner", "planner?ms=100"),
+            ("planner", "planner?samples=16&rollout=heuristic&z=1.5&rule=z&arms=game&widen=random"),
+            ("checkpoint:checkpoints/frying_master/main", f"checkpoint:{ROOT}/checkpoints/frying_master/main"),
+            ("planner?rollout=checkpoint:checkpoints/frying_master/main",
+             f"planner?rollout=checkpoint:{ROOT}/checkpoints/frying_master/../frying_master/main")]
+    differ = [("planner?sims=4", "planner?sims=5"), ("planner", "planner?sims=100"),
+              ("checkpoint:checkpoints/frying_master/main", "checkpoint:/elsewhere/frying_master/main"),
+              ("checkpoint:checkpoints/frying_master/main", "checkpoint:checkpoints/frying_master/main?deterministic=false")]
+    with pytest.MonkeyPatch.context() as mp:
+        mp.chdir(ROOT)
+        for a, b in same:
+            assert parse_spec(a).identity == parse_spec(b).identity, (a, b)
+        for a, b in differ:
+            assert parse_spec(a).identity != parse_spec(b).identity, (a, b)
+
+
+def test_a_tournament_refuses_one_planner_written_twice_and_keeps_two_checkpoints_of_one_name(tmp_path, monkeypatch):
+    import shutil
+
+    from training.tournament import run_tournament
+
+    monkeypatch.chdir(ROOT)
+    spec = EnvSpec.resolve("frying_master_v1", {"players": 2, "mode": "drawn", "round_shaping": 0.05})
+    with pytest.raises(ConfigError, match="the same policy is listed twice: 'planner\\?sims=4&samples=2' and "
+                                          "'planner\\?samples=2&sims=4'"):
+        run_tournament(spec, ["planner?sims=4&samples=2", "planner?samples=2&sims=4"], games=1)
+    other = tmp_path / "frying_master" / "main"
+    shutil.copytree(ROOT / "checkpoints" / "frying_master" / "main", other)
+    result = run_tournament(spec, ["checkpoint:checkpoints/frying_master/main", f"checkpoint:{other}"], games=1)
+    assert len(result.standings) == 2
+    assert set(result.policies) == {"checkpoint:checkpoints/frying_master/main", f"checkpoint:{other}"}

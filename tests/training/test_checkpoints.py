@@ -345,3 +345,15 @@ def test_a_checkpoint_that_does_not_fit_names_the_shipped_ones_that_do():
     with pytest.raises(CheckpointError, match=r"players=2 \(trained\) vs 3.*; use a checkpoint trained with these "
                                               r"options \(shipped: checkpoint:checkpoints/frying_master/3p"):
         check_env(read_metadata(ROOT / "checkpoints" / "frying_master" / "main"), three, "checkpoint")
+
+
+def test_a_checkpoint_path_that_is_a_file_is_named_as_one(tmp_path):
+    """A file given as a checkpoint was reported as not existing."""
+    from training.checkpoints import CheckpointError, read_metadata
+
+    f = tmp_path / "metadata.json"
+    f.write_text("{}")
+    with pytest.raises(CheckpointError, match=r"is a file, not a directory \(expected a directory with metadata.json"):
+        read_metadata(f)
+    with pytest.raises(CheckpointError, match=r"does not exist \(expected a directory"):
+        read_metadata(tmp_path / "nowhere")
