@@ -242,7 +242,7 @@ def test_process_form_refuses_a_bad_batch_before_any_game_steps():
         acts = random_legal_actions(rng, b[1])
         bad = acts.copy()
         bad[3, 1] = np.flatnonzero(b[1][3, 1] == 0)[0]  # illegal in game 3: the remote worker's shard
-        with pytest.raises(IllegalActionError, match=r"game 3, chef_1: action \d+ is .* not legal now; legal: \[.*no game was stepped"):
+        with pytest.raises(IllegalActionError, match=r"game 3, chef_1: action \d+ \(.*\) is not legal now; legal: \[.*no game was stepped"):
             remote.step(bad)
         bad[3, 1] = 999
         with pytest.raises(IllegalActionError, match="out of range"):
