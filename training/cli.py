@@ -45,10 +45,10 @@ def _kv(items: list[str], what: str) -> dict:
     for item in items or []:
         k, sep, v = item.partition("=")
         if not sep or not k.strip():
-            raise KitchenArenaError(f"{what} {item!r} is not KEY=VALUE (e.g. {what} players=3)")
+            raise KitchenArenaError(f"{what} {quoted(item)} is not KEY=VALUE (e.g. {what} players=3)")
         if k.strip() in out:
-            raise KitchenArenaError(f"{what} {item!r}: {k.strip()!r} is given twice; give each option once")
-        out[k.strip()] = _yaml_value(v, f"{what} {item!r}")
+            raise KitchenArenaError(f"{what} {quoted(item)}: {k.strip()!r} is given twice; give each option once")
+        out[k.strip()] = _yaml_value(v, f"{what} {quoted(item)}")
     return out
 
 
@@ -57,13 +57,13 @@ def _sweep(items: list[str]) -> dict:
     for item in items or []:
         k, sep, v = item.partition("=")
         if not sep or not k.strip() or not v.strip():
-            raise KitchenArenaError(f"--sweep {item!r} is not KEY=V1,V2,... (e.g. --sweep difficulty=mild,medium)")
+            raise KitchenArenaError(f"--sweep {quoted(item)} is not KEY=V1,V2,... (e.g. --sweep difficulty=mild,medium)")
         if k.strip() in out:
-            raise KitchenArenaError(f"--sweep {item!r}: {k.strip()!r} is swept twice; "
+            raise KitchenArenaError(f"--sweep {quoted(item)}: {k.strip()!r} is swept twice; "
                                     f"list all its values in one --sweep")
-        values = [_yaml_value(x, f"--sweep {item!r}") for x in v.split(",")]
+        values = [_yaml_value(x, f"--sweep {quoted(item)}") for x in v.split(",")]
         if len({json.dumps(x, sort_keys=True, default=str) for x in values}) != len(values):
-            raise KitchenArenaError(f"--sweep {item!r}: a value is listed twice; list each value once")
+            raise KitchenArenaError(f"--sweep {quoted(item)}: a value is listed twice; list each value once")
         out[k.strip()] = values
     return out
 

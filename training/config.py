@@ -26,7 +26,7 @@ import yaml
 
 from envs.core.errors import ConfigError
 from envs.core import inputs
-from envs.core.inputs import MAX_GAMES, check_yaml_size, read_text_file
+from envs.core.inputs import MAX_GAMES, check_yaml_size, quoted, read_text_file
 
 from training.policies import spec_checker
 from training.schema import (AnyMapping, Either, Flag, Key, ListOf, MapOf, Number, OneOf, Section, Text)
@@ -187,6 +187,21 @@ class StrictLoader(yaml.SafeLoader):
                 seen[key] = key_node.start_mark
         return super().construct_mapping(node, deep=deep)
 
+    def construct_yaml_int(self, node):
+        """YAML's integer, written with at most :data:`MAX_YAML_INT_CHARS` characters: a longer one
+        (100,000 digits, or YAML 1.1's base-60 ``1:59:59:...`` of thousands of parts, which took 22 s
+        to build) had reached Python's limit on integer text, or a message's ``repr``, as a traceback."""
+        text = self.construct_scalar(node)
+        if len(text) > MAX_YAML_INT_CHARS:
+            raise YamlLimitError(f"line {node.start_mark.line + 1}: an integer written with {len(text):,} characters is "
+                                 f"not allowed; allowed: at most {MAX_YAML_INT_CHARS} (no config value needs more)")
+        return super().construct_yaml_int(node)
+
+
+#: the longest integer a config's YAML may write (characters; 2**63 has 19 digits)
+MAX_YAML_INT_CHARS = 64
+StrictLoader.add_constructor("tag:yaml.org,2002:int", StrictLoader.construct_yaml_int)
+
 
 class YamlLimitError(yaml.YAMLError):
     """YAML text that is valid but past a reader's limits (:mod:`envs.core.inputs`): nested too
@@ -216,14 +231,14 @@ def parse_override(item: str) -> tuple[list[str], Any]:
     """``a.b.c=value`` -> (["a", "b", "c"], yaml-parsed value)."""
     key, sep, raw = item.partition("=")
     if not sep or not key.strip():
-        raise ConfigError(f"--set {item!r}: not KEY=VALUE (e.g. --set training.total_timesteps=20000)")
+        raise ConfigError(f"--set {quoted(item)}: not KEY=VALUE (e.g. --set training.total_timesteps=20000)")
     try:
         value = yaml_load(raw) if raw.strip() else ""
     except yaml.YAMLError as e:
-        raise ConfigError(f"--set {item!r}: the value is {yaml_refusal(e)}") from e
+        raise ConfigError(f"--set {quoted(item)}: the value is {yaml_refusal(e)}") from e
     path = key.strip().split(".")
     if any(not p for p in path):
-        raise ConfigError(f"--set {item!r}: {key.strip()!r} is not a dotted key (e.g. training.seed)")
+        raise ConfigError(f"--set {quoted(item)}: {key.strip()!r} is not a dotted key (e.g. training.seed)")
     return path, value
 
 
@@ -237,7 +252,7 @@ def apply_overrides(raw: dict, overrides: Iterable[str]) -> dict:
             if nxt is None:
                 nxt = node[p] = {}
             if not isinstance(nxt, dict):
-                raise ConfigError(f"--set {item!r}: {p!r} is not a section")
+                raise ConfigError(f"--set {quoted(item)}: {p!r} is not a section")
             node = nxt
         node[path[-1]] = value
     return out

@@ -309,7 +309,8 @@ class CopyGroup:
                     "win": share,
                     "score": float(outcome.get("scores", {}).get(a, 0.0)),
                     "others": sorted({name for name, _ in c.others.values()}),
-                    "outcome": outcome,
+                    # what this seat can know of it: a game cut before its end hides the others' cards
+                    "outcome": game.get("outcomes_seen", {}).get(a, outcome),
                 }
             self._begin_episode(c)
         return self._slot_obs(), slot_rewards.astype(np.float32), dones, infos, self._slot_masks()

@@ -271,8 +271,13 @@ def play_game(env: Any, humans: HumanSeats, policies: Mapping[str, Any], seed: i
     for o in observers:
         o.on_end(env, outcome, reason)
     winners = outcome.get("winners", [])
+    shown_scores = outcome.get("scores", {})
+    if not raw.engine.done and humans.agents:  # cut before the end: the scores the person's seat can know
+        seen = [raw.engine.outcome_seen_by(a).get("scores", {}) for a in humans.agents]
+        shown_scores = seen[0] if all(x == seen[0] for x in seen) else \
+            {a: seen[0][a] for a in seen[0] if all(x.get(a) == seen[0][a] for x in seen)}
     write(f"\n== game over after {steps} steps ({reason}): winners {', '.join(winners) or 'none'}; "
-          f"scores {outcome.get('scores', {})} ==")
+          f"scores {shown_scores} ==")
     return PlayResult(seed, steps, reason, outcome, humans.decisions, humans.timeouts, returns)
 
 

@@ -43,7 +43,7 @@ import numpy as np
 
 import envs
 from envs.core.errors import ConfigError, IllegalActionError, KitchenArenaError
-from envs.core.inputs import loads_json
+from envs.core.inputs import loads_json, shown
 from envs.core.tick_env import INTERFACE_OPTIONS
 
 from training.envspec import EnvSpec
@@ -379,22 +379,51 @@ def _keys(d: Mapping, expected: Sequence[str], where: str) -> None:
         raise ReplayError(f"{where}: {'; '.join(parts)}; the keys are exactly {list(expected)}")
 
 
-def _json_value(x: Any) -> bool:
-    if x is None or isinstance(x, (str, bool)) or _is_num(x):
-        return True
-    if isinstance(x, list):
-        return all(_json_value(v) for v in x)
-    if isinstance(x, dict):
-        return all(isinstance(k, str) and _json_value(v) for k, v in x.items())
-    return False
+#: what a replay's ``options`` and ``outcome`` may hold: nesting levels, and values in all
+#: (the games' own outcomes nest 3 levels and hold a few hundred values)
+MAX_VALUE_DEPTH = 16
+MAX_VALUE_COUNT = 100_000
+#: the longest line of a JSON-lines replay (and the largest ``.json`` replay) parsed: the longest
+#: game of the shipped configurations is about 0.3 MB (Wok Star, 4 chefs: 86,096 action entries);
+#: a 96 MB line of 12 million ticks had taken 1.46 GB and 35 s before its tick count was refused
+MAX_GAME_BYTES = 16 * 1024 * 1024
+#: the longest seat label (a policy spec's label)
+MAX_LABEL_CHARS = 1000
+
+
+def _json_problem(x: Any) -> str | None:
+    """Why ``x`` is not a plain JSON value a replay may hold (``None``: it is one): a value that
+    is not JSON, nesting past :data:`MAX_VALUE_DEPTH`, or more than :data:`MAX_VALUE_COUNT` values.
+    Walked without recursion (400 levels had raised a bare ``RecursionError``)."""
+    stack = [(x, 1)]
+    count = 0
+    while stack:
+        v, depth = stack.pop()
+        count += 1
+        if count > MAX_VALUE_COUNT:
+            return f"holds more than {MAX_VALUE_COUNT:,} values; allowed: at most {MAX_VALUE_COUNT:,}"
+        if v is None or isinstance(v, (str, bool)) or _is_num(v):
+            continue
+        if isinstance(v, (list, dict)):
+            if depth >= MAX_VALUE_DEPTH:
+                return f"is nested deeper than {MAX_VALUE_DEPTH} levels; allowed: at most {MAX_VALUE_DEPTH}"
+            if isinstance(v, dict):
+                if not all(isinstance(k, str) for k in v):
+                    return "has a key that is not a string"
+                stack.extend((w, depth + 1) for w in v.values())
+            else:
+                stack.extend((w, depth + 1) for w in v)
+            continue
+        return f"holds a {_type(v)}, which is not a JSON value"
+    return None
 
 
 def _env_spec_of(d: Mapping, where: str) -> EnvSpec:
     env_id, version = d["env_id"], d["env_version"]
     if env_version(env_id) is None:
-        raise ReplayError(f"{where}: env_id {env_id!r} is not an env id <game>_vN; registered: {list(envs.ENV_IDS)}")
+        raise ReplayError(f"{where}: env_id {shown(env_id, 80)} is not an env id <game>_vN; registered: {list(envs.ENV_IDS)}")
     if version != env_version(env_id):
-        raise ReplayError(f"{where}: env_version {version} does not match env_id {env_id!r} "
+        raise ReplayError(f"{where}: env_version {version} does not match env_id {shown(env_id, 80)} "
                           f"(version {env_version(env_id)})")
     if env_id not in envs.ENV_IDS:
         same = [e for e in envs.ENV_IDS if game_name(e) == game_name(env_id)]
@@ -402,7 +431,7 @@ def _env_spec_of(d: Mapping, where: str) -> EnvSpec:
             raise ReplayError(f"{where}: recorded on {env_id} (env version {version}), but this checkout has "
                               f"{', '.join(f'{e} (env version {env_version(e)})' for e in same)}; a replay plays "
                               f"only on the env version it was recorded on")
-        raise ReplayError(f"{where}: unknown env {env_id!r}; registered: {list(envs.ENV_IDS)}")
+        raise ReplayError(f"{where}: unknown env {shown(env_id, 80)}; registered: {list(envs.ENV_IDS)}")
     if env_id not in envs.available_env_ids():
         raise ReplayError(f"{where}: env {env_id!r} is registered but not present in this checkout")
     options = d["options"]
@@ -423,9 +452,9 @@ def validate(d: Any, where: str = "replay") -> EnvSpec:
     if not isinstance(d, dict):
         raise ReplayError(f"{where}: a replay is a JSON object, got {_type(d)}")
     if "format" in d and d["format"] != FORMAT:
-        raise ReplayError(f"{where}: format is {d['format']!r}; allowed: {FORMAT!r}")
+        raise ReplayError(f"{where}: format is {shown(d['format'], 80)}; allowed: {FORMAT!r}")
     if "format_version" in d and d["format_version"] != FORMAT_VERSION:
-        raise ReplayError(f"{where}: format_version {d['format_version']!r} is not supported; "
+        raise ReplayError(f"{where}: format_version {shown(d['format_version'], 40)} is not supported; "
                           f"this reader reads format_version {FORMAT_VERSION}")
     _keys(d, KEYS, where)
     types = {"format": (str, "a string"), "format_version": (_is_int, "an integer"), "env_id": (str, "a string"),
@@ -436,46 +465,55 @@ def validate(d: Any, where: str = "replay") -> EnvSpec:
     for k, (t, what) in types.items():
         ok = t(d[k]) if callable(t) and not isinstance(t, type) else isinstance(d[k], t)
         if not ok:
-            raise ReplayError(f"{where}: {k} must be {what}, got {_type(d[k])} {d[k]!r:.60}")
+            raise ReplayError(f"{where}: {k} must be {what}, got {_type(d[k])} {shown(d[k], 60)}")
     if d["seed"] < 0:
         raise ReplayError(f"{where}: seed {d['seed']} is negative; allowed: an integer >= 0")
-    if not all(isinstance(k, str) and (_json_value(v)) for k, v in d["options"].items()):
-        raise ReplayError(f"{where}: options must map option names to JSON values")
+    why = _json_problem(d["options"])
+    if why is not None:
+        raise ReplayError(f"{where}: options must map option names to JSON values; it {why}")
     spec = _env_spec_of(d, where)
     env = spec.make()
     seats = list(env.possible_agents)
+    if len(d["actions"]) > env.max_ticks:  # (before any tick is read)
+        raise ReplayError(f"{where}: {len(d['actions']):,} ticks recorded; a game of {spec.label()} lasts at most "
+                          f"{env.max_ticks:,} (max_ticks)")
     if d["agents"] != seats:
-        raise ReplayError(f"{where}: agents {d['agents']!r:.200} are not the seats of {spec.label()}: {seats}")
+        raise ReplayError(f"{where}: agents {shown(d['agents'], 200)} are not the seats of {spec.label()}: {seats}")
     _keys(d["seats"], seats, f"{where}: seats")
     for a, label in d["seats"].items():
         if not isinstance(label, str):
             raise ReplayError(f"{where}: seats[{a!r}] must be a string (who played the seat), got {_type(label)}")
+        if len(label) > MAX_LABEL_CHARS or not label.isprintable():  # (shown by watch: an escape sequence in a
+            # label had retitled and cleared the terminal, and printed lines of its own)
+            raise ReplayError(f"{where}: seats[{a!r}] is {shown(label, 60)}; allowed: printable text of at most "
+                              f"{MAX_LABEL_CHARS} characters (no control characters)")
     n = env.action_table.n
     for t, joint in enumerate(d["actions"]):
         if not isinstance(joint, list) or len(joint) != len(seats):
             raise ReplayError(f"{where}: actions[{t}] (tick {t}) must be an array of {len(seats)} action indices, "
-                              f"one per seat in agents order {seats}; got {_type(joint)} {joint!r:.80}")
+                              f"one per seat in agents order {seats}; got {_type(joint)} {shown(joint, 80)}")
         for a, x in zip(seats, joint):
             if not _is_int(x) or not 0 <= x < n:
-                raise ReplayError(f"{where}: tick {t}, agent {a}: action {x!r} is not an action index; "
+                raise ReplayError(f"{where}: tick {t}, agent {a}: action {shown(x, 40)} is not an action index; "
                                   f"allowed: integers 0..{n - 1}")
     end = d["end"]
     _keys(end, END_KEYS, f"{where}: end")
     if not _is_int(end["ticks"]) or end["ticks"] != len(d["actions"]):
-        raise ReplayError(f"{where}: end.ticks {end['ticks']!r} must be the number of recorded ticks "
+        raise ReplayError(f"{where}: end.ticks {shown(end['ticks'], 40)} must be the number of recorded ticks "
                           f"({len(d['actions'])})")
     if end["status"] not in STATUSES:
-        raise ReplayError(f"{where}: end.status {end['status']!r}; allowed: {list(STATUSES)}")
+        raise ReplayError(f"{where}: end.status {shown(end['status'], 60)}; allowed: {list(STATUSES)}")
     if not isinstance(end["returns"], dict):
         raise ReplayError(f"{where}: end.returns must be an object {{agent: number}}, got {_type(end['returns'])}")
     _keys(end["returns"], seats, f"{where}: end.returns")
     for a, r in end["returns"].items():
         if not _is_num(r):
-            raise ReplayError(f"{where}: end.returns[{a!r}] must be a finite number, got {_type(r)} {r!r:.40}")
-    if not _json_value(d["outcome"]):
-        raise ReplayError(f"{where}: outcome must hold JSON values only")
+            raise ReplayError(f"{where}: end.returns[{a!r}] must be a finite number, got {_type(r)} {shown(r, 40)}")
+    why = _json_problem(d["outcome"])
+    if why is not None:
+        raise ReplayError(f"{where}: outcome must hold JSON values only; it {why}")
     if not re.fullmatch(r"[0-9a-f]{64}", d["digest"]):
-        raise ReplayError(f"{where}: digest must be 64 lowercase hex digits (SHA-256), got {d['digest']!r:.80}")
+        raise ReplayError(f"{where}: digest must be 64 lowercase hex digits (SHA-256), got {shown(d['digest'], 80)}")
     return spec
 
 
@@ -556,8 +594,8 @@ def _check_end(d: Mapping, where: str, status: str, returns: dict, outcome: dict
               ("end.returns", end["returns"], returns), ("digest", d["digest"], digest)]
     for what, recorded, replayed in checks:
         if recorded != replayed:
-            raise ReplayError(f"{where}: the replay does not reproduce the recorded {what}: recorded {recorded!r:.200}, "
-                              f"replayed {replayed!r:.200}")
+            raise ReplayError(f"{where}: the replay does not reproduce the recorded {what}: recorded "
+                              f"{shown(recorded, 200)}, replayed {shown(replayed, 200)}")
 
 
 def replay(d: Mapping, env: Any = None, where: str = "replay") -> ReplayResult:
@@ -571,7 +609,8 @@ def replay(d: Mapping, env: Any = None, where: str = "replay") -> ReplayResult:
 def _read(path: str | os.PathLike) -> str:
     p = Path(path)
     if not p.is_file():
-        raise ReplayError(f"replay {str(p)!r}: no such file")
+        why = "is a directory" if p.is_dir() else "is not a regular file" if p.exists() else "no such file"
+        raise ReplayError(f"replay {str(p)!r}: {why}")
     if p.stat().st_size > MAX_FILE_BYTES:
         raise ReplayError(f"replay {str(p)!r}: {p.stat().st_size} bytes; the largest replay file read is "
                           f"{MAX_FILE_BYTES} bytes")
@@ -579,6 +618,14 @@ def _read(path: str | os.PathLike) -> str:
         return p.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ReplayError(f"replay {str(p)!r}: not UTF-8 text; a replay is a JSON file") from None
+
+
+def _game_text(text: str, where: str) -> str:
+    """One game's JSON text, refused before it is parsed if it is longer than any game's replay."""
+    if len(text) > MAX_GAME_BYTES:
+        raise ReplayError(f"{where}: {len(text):,} characters for one game; the longest game's replay is read up to "
+                          f"{MAX_GAME_BYTES:,} characters")
+    return text
 
 
 def load_all(path: str | os.PathLike, verify: bool = True) -> list[dict]:
@@ -596,9 +643,9 @@ def load_all(path: str | os.PathLike, verify: bool = True) -> list[dict]:
             where = f"{path} line {i}"
             if not line.strip():
                 raise ReplayError(f"{where}: empty line; a JSON-lines replay file holds one game per line")
-            games.append((where, parse(line, where)))
+            games.append((where, parse(_game_text(line, where), where)))
     else:
-        games = [(str(path), parse(text, str(path)))]
+        games = [(str(path), parse(_game_text(text, str(path)), str(path)))]
     for where, g in games:
         if verify:
             replay(g, where=where)

@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping
 
 from envs.core.errors import ConfigError
+from envs.core.inputs import shown
 
 _NUMBER = re.compile(r"^[+-]?(\d+\.?\d*|\.\d+)[eE][+-]?\d+$")
 
@@ -32,7 +33,7 @@ class Kind:
         raise NotImplementedError
 
     def bad(self, value: Any, path: str, extra: str = "") -> ConfigError:
-        msg = f"config key {path}: {value!r} is not allowed; allowed: {self.allowed()}"
+        msg = f"config key {path}: {shown(value)} is not allowed; allowed: {self.allowed()}"
         return ConfigError(msg + (f" ({extra})" if extra else ""))
 
 
@@ -166,7 +167,7 @@ class ListOf(Kind):
         if self.unique:
             for i, v in enumerate(out):
                 if any(type(w) is type(v) and w == v for w in out[:i]):
-                    raise ConfigError(f"config key {path}[{i}]: {v!r} is listed twice; allowed: each value once")
+                    raise ConfigError(f"config key {path}[{i}]: {shown(v)} is listed twice; allowed: each value once")
         return out
 
 
@@ -189,7 +190,7 @@ class MapOf(Kind):
         out = {}
         for k, v in value.items():
             if not isinstance(k, str):
-                raise ConfigError(f"config key {path}: key {k!r} must be a string ({self.key_description})")
+                raise ConfigError(f"config key {path}: key {shown(k)} must be a string ({self.key_description})")
             if self.key_check is not None:
                 problem = self.key_check(k)
                 if problem:
@@ -241,7 +242,7 @@ class Section:
             value = {}
         if not isinstance(value, Mapping):
             where = path or "the config"
-            raise ConfigError(f"config key {where}: expected a mapping with keys {sorted(self.keys)}, got {value!r}")
+            raise ConfigError(f"config key {where}: expected a mapping with keys {sorted(self.keys)}, got {shown(value)}")
         unknown = [k for k in value if k not in self.keys]
         if unknown:
             k = unknown[0]

@@ -16,6 +16,7 @@ from typing import Any, Iterable, Iterator, Mapping
 import numpy as np
 
 from envs.core.errors import ConfigError
+from envs.core.inputs import shown
 
 _MISSING = object()
 
@@ -87,7 +88,7 @@ class Option:
 
         def bad() -> ConfigError:
             return ConfigError(
-                f"{owner}: option {self.name}={value!r} is not allowed; allowed: {self.allowed_text()}"
+                f"{owner}: option {self.name}={shown(value)} is not allowed; allowed: {self.allowed_text()}"
             )
 
         if value is None:
@@ -118,7 +119,10 @@ class Option:
         elif self.kind == "float":
             if isinstance(value, bool) or not isinstance(value, numbers.Real):
                 raise bad()
-            value = float(value)
+            try:
+                value = float(value)
+            except OverflowError:  # an integer past a float's range (10**400): named, not a bare OverflowError
+                raise bad() from None
             if value != value:  # NaN
                 raise bad()
         elif self.kind == "str":

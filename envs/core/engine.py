@@ -301,8 +301,16 @@ class GameEngine(ABC):
              "scores": {agent: float},     # the game's own score (VP, $, ...)
              ...}                          # game-specific extras (JSON-able)
 
-        Meaningful once ``done``; training and evaluation read it."""
+        Meaningful once ``done``; training and evaluation read it. It is the referee's record: before
+        the game's end it may count what some seats cannot see (:meth:`outcome_seen_by`)."""
         return {"winners": [], "scores": {a: 0.0 for a in self.agents}}
+
+    def outcome_seen_by(self, agent: str) -> dict:
+        """:meth:`outcome` as ``agent`` can know it, for what a player is shown (its infos at an episode's
+        end). Once the game is over its scoring is shown to every player, so this is the outcome. A game
+        whose result so far counts hidden cards (Waroong Wars' face-down customers) overrides it for
+        an episode cut before the end (a truncation). Default: the outcome."""
+        return self.outcome()
 
     # ------------------------------------------------------------------ snapshots
     @abstractmethod
@@ -349,24 +357,31 @@ class GameEngine(ABC):
             )
         tick = snapshot["tick"]
         if isinstance(tick, bool) or not isinstance(tick, numbers.Integral) or not 0 <= tick < 10 ** 9:
-            raise SnapshotError(f"snapshot field tick: must be an integer >= 0, got {tick!r:.40}")
+            raise SnapshotError(f"snapshot field tick: must be an integer >= 0, got {shown(tick, 40)}")
         config = snapshot["config"]
         if not isinstance(config, Mapping) or not all(isinstance(k, str) for k in config) or not all(
                 v is None or isinstance(v, (bool, int, float, str)) for v in config.values()):
-            raise SnapshotError(f"snapshot field config: must be an object of plain option values, got {config!r:.80}")
+            raise SnapshotError(f"snapshot field config: must be an object of plain option values, got {shown(config, 80)}")
         if not isinstance(snapshot["state"], Mapping):
             raise SnapshotError(f"snapshot field state: must be an object, got {type(snapshot['state']).__name__}")
         obj = cls.__new__(cls)
         try:
+            rng = rng_from_dict(snapshot["rng"])
+        except SnapshotError:
+            raise
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError) as e:
+            raise SnapshotError(f"snapshot field rng: not a generator state this engine can load "
+                                f"({type(e).__name__}: {shown(str(e), 120)})") from e
+        try:
             cls.check_config(config)
-            obj._init_common(copy.deepcopy(dict(config)), rng_from_dict(snapshot["rng"]), int(tick))
+            obj._init_common(copy.deepcopy(dict(config)), rng, int(tick))
             state = dict(snapshot["state"]) if cls.LOAD_BUILDS_FRESH_STATE else copy.deepcopy(dict(snapshot["state"]))
             obj.load_state_dict(state)
         except SnapshotError:
             raise
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError,
                 ZeroDivisionError) as e:
-            raise SnapshotError(f"corrupt {cls.ENGINE_NAME} snapshot: {type(e).__name__}: {e}") from e
+            raise SnapshotError(f"corrupt {cls.ENGINE_NAME} snapshot: {type(e).__name__}: {shown(str(e), 300)}") from e
         return obj
 
     @classmethod

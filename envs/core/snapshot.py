@@ -60,7 +60,11 @@ class Checker:
 
     def float(self, value: Any, field: str, low: float | None = None, high: float | None = None) -> float:
         """A finite number (not a bool) in ``[low, high]``."""
-        if isinstance(value, bool) or not isinstance(value, numbers.Real) or not math.isfinite(float(value)):
+        try:  # (an integer past a float's range, 10**400, is not finite either)
+            finite = not isinstance(value, bool) and isinstance(value, numbers.Real) and math.isfinite(float(value))
+        except OverflowError:
+            finite = False
+        if not finite:
             raise self.fail(field, f"must be a finite number{_range(low, high)}", value)
         v = float(value)
         if (low is not None and v < low) or (high is not None and v > high):
@@ -104,9 +108,10 @@ class Checker:
             missing = sorted(keys - optional - set(value))
             extra = sorted(set(value) - keys)
             if missing or extra:
-                raise SnapshotError(
+                raise SnapshotError(  # (a listing cut short: 100,000 unknown keys had made a message of a megabyte)
                     f"snapshot field {self.path(field)}: keys must be {sorted(keys)}"
-                    + (f"; missing {missing}" if missing else "") + (f"; unknown {extra}" if extra else "")
+                    + (f"; missing {shown(missing, 300)}" if missing else "")
+                    + (f"; unknown {shown(extra, 300)}" if extra else "")
                 )
         return dict(value)
 

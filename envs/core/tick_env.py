@@ -30,7 +30,7 @@ default action was applied instead); with ``mask_in_infos=True`` also
 
 The words behind those numbers (``action_name``, ``blocked_reason``,
 ``illegal_reason``), game-specific entries (Frying Master's
-``round_result``) and, on the last step, ``outcome`` (``engine.outcome()``)
+``round_result``) and, on the last step, ``outcome`` (``engine.outcome_seen_by(agent)``: the outcome, or before the game's end what the agent can know of it)
 are always available from :meth:`TickParallelEnv.last_step_details` and
 :meth:`TickParallelEnv.outcome`; ``infos="verbose"`` puts them in the infos
 as well (then the schema is not fixed).
@@ -299,8 +299,8 @@ class TickParallelEnv(ParallelEnv):
                  "illegal_reason": replaced.get(a, "")}
             if a in result.info:
                 d.update(result.info[a])
-            if over:
-                d["outcome"] = self.engine.outcome()
+            if over:  # (as this agent can know it: a truncation before the game's end shows no hidden card)
+                d["outcome"] = self.engine.outcome_seen_by(a)
             out[a] = d
         return out
 
@@ -351,6 +351,11 @@ class TickParallelEnv(ParallelEnv):
                 f"{self.metadata['name']}: reset(options={{'snapshot': ...}}) got a snapshot of a game that is over "
                 f"(tick {engine.tick}, no agent left to act); reset starts an episode, so it takes a game in "
                 f"progress (restore() shows a finished one)")
+        if in_progress and engine.tick >= self.max_ticks:
+            raise SnapshotError(
+                f"{self.metadata['name']}: reset(options={{'snapshot': ...}}) got a snapshot at tick {engine.tick}, where "
+                f"this env's episodes are cut (max_ticks={self.max_ticks}): its episode is over; reset starts an "
+                f"episode, so it takes a game that can still step (restore() shows one that cannot)")
         if engine.config != self.engine_config:
             diff = differing_options(engine.config, self.engine_config)
             raise SnapshotError(
@@ -359,7 +364,8 @@ class TickParallelEnv(ParallelEnv):
             )
         self._check_restored(engine)
         self.engine = engine
-        self.agents = engine.live_agents()
+        # (a game at this env's tick bound is over, cut there: no seat acts, as after a truncated step)
+        self.agents = engine.live_agents() if engine.tick < self.max_ticks else []
         self._last_step = None
 
     def _check_restored(self, engine: GameEngine) -> None:

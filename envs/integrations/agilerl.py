@@ -80,8 +80,9 @@ class FlatObservationEnv(BaseParallelWrapper):
 def parallel_env(env_id: str, **kwargs: Any) -> FlatObservationEnv:
     """``envs.get_env_module(env_id).parallel_env(**kwargs, mask_in_infos=True)``
     with flat observations: the env to hand to AgileRL's ``AsyncPettingZooVecEnv``."""
-    if kwargs.get("mask_in_infos") is False:
-        raise ValueError("AgileRL reads the action mask from infos: mask_in_infos must stay True")
+    if "mask_in_infos" in kwargs and kwargs["mask_in_infos"] is not True:  # (0, "no" or None had become True)
+        raise ValueError(f"AgileRL reads the action mask from infos: mask_in_infos must stay True (or be left out); "
+                         f"got {kwargs['mask_in_infos']!r}")
     kwargs["mask_in_infos"] = True
     return FlatObservationEnv(envs.get_env_module(env_id).parallel_env(**kwargs))
 

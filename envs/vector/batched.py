@@ -19,8 +19,10 @@ Auto-reset (same step, as SB3's VecEnv does it): when game ``i`` ends on a
 step, that step's ``rewards[i]``, ``terminated[i]`` and ``truncated[i]``
 describe the end, while ``obs[i]`` and ``masks[i]`` are already the first
 observation of the next game; ``infos[i]`` then holds ``final_observation``
-``(P, D)``, ``final_action_mask`` ``(P, A)``, ``outcome`` (the engine's),
-``episode_return`` ``(P,)`` and ``episode_length`` (steps). A game is
+``(P, D)``, ``final_action_mask`` ``(P, A)``, ``outcome`` (the engine's: the game's record, as a
+referee sees it), ``episode_return`` ``(P,)`` and ``episode_length`` (steps); a game cut before its
+end (truncated) also has ``outcomes_seen`` ``{agent: outcome}``, what each seat can know of it
+(``engine.outcome_seen_by``: Waroong Wars' face-down customers stay uncounted for the other seats). A game is
 reseeded only by ``reset(seed=...)``; an auto-reset continues the game's own
 generator, so a batch replays exactly from the seeds given to ``reset``.
 
@@ -559,6 +561,8 @@ class BatchedEnv:
                         m_arr[seat[a], 0] = 1
                 game_info.update(final_observation=o_arr.copy(), final_action_mask=m_arr.copy(),
                                  outcome=engine.outcome())
+                if not term:  # cut before the game's end: what each seat can know of it (outcome_seen_by)
+                    game_info["outcomes_seen"] = {a: engine.outcome_seen_by(a) for a in write}
                 ended.append((i, game_info))
             infos.append(game_info)
         if observer is not None and len(rows) >= observer.min_games:
@@ -609,6 +613,8 @@ class BatchedEnv:
                 self._write(i, obs, list(obs))
                 game_info.update(final_observation=self._obs[i].copy(), final_action_mask=self._masks[i].copy(),
                                  outcome=env.engine.outcome())
+                if not any(term.values()):  # cut before the game's end (as the fast path)
+                    game_info["outcomes_seen"] = {a: env.engine.outcome_seen_by(a) for a in obs}
                 ended.append((i, game_info))
             infos.append(game_info)
         rewards = np.array(rew_rows, dtype=np.float64)

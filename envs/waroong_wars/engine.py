@@ -241,6 +241,23 @@ class WaroongEngine(TickEngine):
             "ended_by": self.ended_by,
         }
 
+    def outcome_seen_by(self, agent: str) -> dict:
+        """Before the game's end (a truncated episode) the other seats' customer cards are face down:
+        their scores, breakdowns and the ranking count only what the table sees (``scoring.public_score``),
+        the seat's own its whole score (it holds its cards). The game's end scores every card openly:
+        the outcome. (A truncation's info had shown every seat's hidden customer points.)"""
+        if self.done:
+            return self.outcome()
+        out = self.outcome()
+        me = self.agents.index(agent)
+        seen = [scoring.score(self, s) if s == me else scoring.public_score(self, s) for s in range(self.n)]
+        keys = [(seen[s], len(self.piles[s])) for s in range(self.n)]
+        out["scores"] = {a: float(seen[s]) for s, a in enumerate(self.agents)}
+        out["breakdown"] = {a: b if s == me else {k: v for k, v in b.items() if k != "customers"}
+                            for s, (a, b) in enumerate(out["breakdown"].items())}
+        out["ranking"] = [self.agents[s] for s in sorted(range(self.n), key=lambda s: keys[s], reverse=True)]
+        return out
+
     # ------------------------------------------------------------------ snapshots
     def state_dict(self) -> dict:
         return {k: _plain(getattr(self, k)) for k in STATE_KEYS}

@@ -112,3 +112,57 @@ def test_a_deeply_nested_value_is_named_in_the_message_not_a_recursion_error(env
             env.restore(bad)
         assert "RecursionError" not in str(caught.value) and "snapshot field state." in str(caught.value)
         assert env.snapshot() == good
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_the_snapshots_own_fields_deep_huge_or_past_a_float_are_named_and_change_nothing(env_id):
+    """A ``tick`` or ``config`` nested 3,000 deep raised a bare ``RecursionError`` from the message's
+    ``repr``; a deep ``rng`` named no field; a config number past a float's range (10**400) said only
+    "OverflowError"; 100,000 unknown keys made a message of a megabyte."""
+    mod = envs.get_env_module(env_id)
+    env = mod.parallel_env(**mod.TEST_CONFIGURATIONS[0])
+    env.reset(seed=4)
+    good = env.snapshot()
+    deep: list = []
+    for _ in range(3000):
+        deep = [deep]
+    float_option = next(k for k, v in good["config"].items() if isinstance(v, float))
+    cases = [({**good, "tick": deep}, "snapshot field tick: must be an integer >= 0"),
+             ({**good, "config": deep}, "snapshot field config: must be an object of plain option values"),
+             ({**good, "rng": deep}, "snapshot field rng"),
+             ({**good, "config": {**good["config"], float_option: 10 ** 400}},
+              f"snapshot field config.{float_option}: must be a"),
+             ({**good, "state": {**good["state"], **{f"zz{i}": 0 for i in range(100_000)}}},
+              "snapshot field state: keys must be")]
+    for bad, says in cases:
+        with pytest.raises(SnapshotError) as caught:
+            env.restore(bad)
+        text = str(caught.value)
+        assert says in text and "RecursionError: maximum" not in text and len(text) < 2000, text[:300]
+        assert env.snapshot() == good
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_a_game_at_the_envs_tick_bound_is_over_for_reset_and_restore(env_id):
+    """``reset(options={"snapshot": s})`` took a game already at this env's ``max_ticks`` with every
+    seat live, and its next step went past the bound; now reset refuses it (its episode is over, as
+    it refuses a finished game) and ``restore`` shows it with no seat to act."""
+    mod = envs.get_env_module(env_id)
+    cfg = {**mod.TEST_CONFIGURATIONS[0], "max_ticks": 10}
+    env = mod.parallel_env(**cfg)
+    obs, _ = env.reset(seed=2)
+    rng = np.random.default_rng(0)
+    while env.agents:
+        obs, *_ = env.step({a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents})
+    snap = env.snapshot()
+    assert snap["tick"] == 10
+    fresh = mod.parallel_env(**cfg)
+    fresh.reset(seed=5)
+    before = fresh.snapshot()
+    with pytest.raises(SnapshotError, match=r"at tick 10, where this env's episodes are cut \(max_ticks=10\)"):
+        fresh.reset(options={"snapshot": snap})
+    assert fresh.snapshot() == before
+    fresh.restore(snap)
+    assert fresh.agents == []
+    with pytest.raises(RuntimeError, match="the episode is over"):
+        fresh.step({})

@@ -138,3 +138,42 @@ def test_every_policy_kind_refuses_a_negative_seed():
     for text in ("random", "heuristic", "noop"):
         with pytest.raises(ValueError, match=r"seed=-1 is not allowed; allowed: an integer >= 0"):
             make_policy(text, spec, seed=-1)
+
+
+def test_an_integer_too_long_for_a_config_is_refused_naming_its_length(tmp_path):
+    """A YAML integer of 100,000 digits (or YAML 1.1's base-60 ``1:59:59:...``, 22 s to build at
+    900 kB) reached Python's limit on integer text, or the message's ``repr``, as a traceback."""
+    from training.config import ConfigError as CfgError, load_config, parse_override
+
+    for text in ("9" * 100_000, "1" + ":59" * 3000):
+        path = tmp_path / "big.yaml"
+        path.write_text(f"training:\n  seed: {text}\n")
+        with pytest.raises(CfgError, match=rf"line 2: an integer written with {len(text):,} characters is not allowed; "
+                                           r"allowed: at most 64"):
+            load_config(path)
+        with pytest.raises(CfgError, match=r"--set 'training.seed=[19][^']*\.\.\.': the value is line 1: an integer written with"):
+            parse_override(f"training.seed={text}")
+    assert load_config(None, ["training.seed=4294967295"])["training"]["seed"] == 4294967295
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_an_option_past_a_floats_range_or_too_long_to_print_is_a_config_error(env_id):
+    """``timer_seconds=10**400`` raised a bare ``OverflowError``, ``players=10**5000`` Python's
+    ``ValueError`` about integer text."""
+    mod = envs.get_env_module(env_id)
+    float_option = next(o.name for o in mod.parallel_env().config_spec().options.values() if o.kind == "float")
+    with pytest.raises(ConfigError, match=rf"option {float_option}=1000.*is not allowed; allowed:"):
+        mod.parallel_env(**{float_option: 10 ** 400})
+    with pytest.raises(ConfigError, match=r"option players=<an integer of \d+ bits> is not allowed; allowed: one of"):
+        mod.parallel_env(players=10 ** 5000)
+
+
+def test_the_agilerl_env_refuses_every_mask_in_infos_but_true():
+    """``mask_in_infos=0``, ``"no"`` or ``None`` had become True, where the env itself refuses them."""
+    from envs.integrations.agilerl import parallel_env
+
+    assert parallel_env(envs.ENV_IDS[1]).unwrapped.mask_in_infos is True
+    assert parallel_env(envs.ENV_IDS[1], mask_in_infos=True).unwrapped.mask_in_infos is True
+    for bad in (False, 0, "no", None):
+        with pytest.raises(ValueError, match=rf"mask_in_infos must stay True \(or be left out\); got {bad!r}"):
+            parallel_env(envs.ENV_IDS[1], mask_in_infos=bad)

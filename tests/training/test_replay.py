@@ -416,3 +416,42 @@ def test_a_recorder_refuses_seats_that_are_not_its_env_specs():
     obs, infos = four.reset(seed=0)
     with pytest.raises(R.ReplayError, match=r"the game's agents .* are not the seats of"):
         R.Recorder(three, 0).on_reset(obs, infos)
+
+
+def _one_replay() -> dict:
+    spec = _spec(_game(1))
+    return _record(spec, "random", 0)[0]
+
+
+def test_a_replays_values_past_its_limits_are_refused_naming_the_limit(tmp_path, monkeypatch):
+    """``options`` or ``outcome`` nested 400 deep raised a bare ``RecursionError``; an escape sequence
+    in a seat label reached the terminal through ``watch``; a game of 12 million ticks was parsed and
+    checked tick by tick (1.46 GB, 35 s) before its count was refused; a directory was "no such file"."""
+    good = _one_replay()
+    R.validate(good)
+    deep: list = []
+    for _ in range(400):
+        deep = [deep]
+    many = [0] * (R.MAX_VALUE_COUNT + 1)
+    cases = [({**good, "options": {**good["options"], "players": deep}}, "options must map option names to JSON "
+              "values; it is nested deeper than 16 levels; allowed: at most 16"),
+             ({**good, "outcome": {**good["outcome"], "x": deep}}, "outcome must hold JSON values only; it is nested"),
+             ({**good, "outcome": {**good["outcome"], "x": many}}, "holds more than 100,000 values"),
+             ({**good, "seats": {**good["seats"], good["agents"][0]: "\x1b]0;title\x07\x1b[2J"}},
+              "allowed: printable text of at most 1000 characters"),
+             ({**good, "seats": {**good["seats"], good["agents"][0]: "x" * 1001}}, "printable text of at most 1000"),
+             ({**good, "actions": [good["actions"][0]] * 100_000, "end": {**good["end"], "ticks": 100_000}},
+              "100,000 ticks recorded; a game of"),
+             ({**good, "format": "y" * 100_000}, "format is 'yyyy")]
+    for bad, says in cases:
+        with pytest.raises(R.ReplayError) as caught:
+            R.validate(bad)
+        assert says in str(caught.value) and len(str(caught.value)) < 1000, str(caught.value)[:300]
+    path = tmp_path / "big.jsonl"
+    path.write_text(json.dumps(good) + "\n")
+    monkeypatch.setattr(R, "MAX_GAME_BYTES", 1000)
+    with pytest.raises(R.ReplayError, match=r"line 1: [\d,]+ characters for one game; the longest game's replay is "
+                                            r"read up to 1,000 characters"):
+        R.load_all(path)
+    with pytest.raises(R.ReplayError, match="is a directory"):
+        R.load_all(tmp_path)

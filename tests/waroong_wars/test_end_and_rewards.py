@@ -144,3 +144,51 @@ def test_episode_returns_are_the_ranking_plus_shaped_final_score(shaping):
              for a in total}
     for a in total:
         assert total[a] == pytest.approx(ranks[a] + shaping * out["scores"][a])
+
+
+def test_an_episode_cut_before_the_end_shows_no_seat_the_others_face_down_customers():
+    """At a truncation (``max_cycles``) the last step's ``outcome`` in the verbose infos, the batch's
+    ``outcomes_seen`` and the bridge's slot info counted every seat's face-down customer cards:
+    a seat was shown what only the game's end reveals. Now each seat sees the other seats' public
+    scores (menus, tokens, pairs) and its own whole score; the game's record keeps the full one."""
+    import numpy as np
+
+    from envs.vector import BatchedEnv
+    from envs.waroong_wars.rules import scoring
+
+    ww = waroong_wars_v1
+
+    kw = {"players": 3, "max_cycles": 40, "infos": "verbose"}
+    env = ww.parallel_env(**kw)
+    obs, _ = env.reset(seed=0)
+    rng = np.random.default_rng(0)
+    while True:
+        eng = env.unwrapped.engine
+        obs, _, term, trunc, infos = env.step(
+            {a: int(rng.choice(np.flatnonzero(obs[a]["action_mask"]))) for a in env.agents})
+        if any(trunc.values()) or any(term.values()):
+            break
+    assert any(trunc.values()) and not eng.done
+    hidden = [s for s in range(eng.n) if scoring.score(eng, s) != scoring.public_score(eng, s)]
+    assert hidden, "no seat held customer points: pick another seed"
+    for s, a in enumerate(eng.agents):
+        seen = infos[a]["outcome"]
+        for t, b in enumerate(eng.agents):
+            want = scoring.score(eng, t) if t == s else scoring.public_score(eng, t)
+            assert seen["scores"][b] == want
+            assert ("customers" in seen["breakdown"][b]) == (t == s)
+        assert seen == eng.outcome_seen_by(a)
+    assert eng.outcome()["scores"] == {a: float(scoring.score(eng, s)) for s, a in enumerate(eng.agents)}
+
+    batch = BatchedEnv("waroong_wars_v1", 2, {"players": 3, "max_cycles": 40})
+    _, masks, _ = batch.reset(seed=0)
+    while True:
+        _, masks, _, term, trunc, infos = batch.step(batch.random_actions(rng))
+        if trunc.any():
+            break
+    i = int(np.flatnonzero(trunc.any(axis=1))[0])
+    assert set(infos[i]["outcomes_seen"]) == set(batch.possible_agents)
+    for a, seen in infos[i]["outcomes_seen"].items():
+        for b in batch.possible_agents:
+            assert ("customers" in seen["breakdown"][b]) == (a == b)
+    assert all("customers" in v for v in infos[i]["outcome"]["breakdown"].values())  # the game's record
