@@ -123,7 +123,7 @@ def _resolved_value(v):
     """A planner option's value, a checkpoint in it by its resolved directory."""
     if isinstance(v, str) and v.startswith("checkpoint:"):
         return "checkpoint:" + _resolved(v[len("checkpoint:"):])
-    return float(v) if isinstance(v, (int, float)) and not isinstance(v, bool) else v
+    return v  # (parsed already: ms and z as floats, counts as ints, as their defaults)
 
 
 def parse_spec(text: str) -> PolicySpec:

@@ -473,7 +473,29 @@ def _bridge_trajectory_digest(game: str, workers: int, steps: int = 120) -> str:
 
 
 #: Recorded with the bridge and BatchedEnv as they were before the throughput work (issue 15).
-BRIDGE_DIGESTS = {"wok_star": "e2bc0ed9904cea7b", "frying_master": "c38cfbf9e5a01524", "waroong_wars": "820dba5a28c0273c"}
+#: Waroong Wars' from 2026-12-07 (stop 59): a slot's info at a truncation holds the outcome as its seat can
+#: know it (``outcomes_seen``: the others' face-down customers uncounted); with the game's full outcome
+#: there, as before, the run still hashes to the digest recorded before the throughput work, 820dba5a28c0273c
+#: (``test_the_bridge_trajectory_is_the_recorded_one_but_for_what_a_seat_sees_of_a_cut_outcome``)
+BRIDGE_DIGESTS = {"wok_star": "e2bc0ed9904cea7b", "frying_master": "c38cfbf9e5a01524", "waroong_wars": "a4a4dfc902e986e9"}
+
+
+def test_the_bridge_trajectory_is_the_recorded_one_but_for_what_a_seat_sees_of_a_cut_outcome(monkeypatch):
+    """Everything but the slot infos' ``outcome`` at a truncation is as recorded before the throughput work:
+    with the batch's ``outcomes_seen`` dropped (so the slots get the game's full outcome, as before),
+    Waroong Wars' run hashes to its old digest; with them, to the new one."""
+    from envs.vector import BatchedEnv
+
+    real = BatchedEnv.step
+
+    def without_seen(self, actions):
+        out = real(self, actions)
+        for info in out[5]:
+            info.pop("outcomes_seen", None)
+        return out
+
+    monkeypatch.setattr(BatchedEnv, "step", without_seen)
+    assert _bridge_trajectory_digest("waroong_wars", 1) == "820dba5a28c0273c"
 
 
 @pytest.mark.parametrize("game", sorted(BRIDGE_DIGESTS))
