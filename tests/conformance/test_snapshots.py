@@ -94,18 +94,24 @@ def test_a_snapshots_own_keys_are_checked_as_strictly_as_its_state(env_id):
         assert env.snapshot() == good
 
 
+def _env_snapshot_and_a_deep_list(env_id: str) -> tuple:
+    """(an env of the game's first test configuration reset with seed 4, its snapshot, a list nested
+    3,000 deep)."""
+    mod = envs.get_env_module(env_id)
+    env = mod.parallel_env(**mod.TEST_CONFIGURATIONS[0])
+    env.reset(seed=4)
+    deep: list = []
+    for _ in range(3000):
+        deep = [deep]
+    return env, env.snapshot(), deep
+
+
 @pytest.mark.parametrize("env_id", envs.available_env_ids())
 def test_a_deeply_nested_value_is_named_in_the_message_not_a_recursion_error(env_id):
     """A value nested 3,000 lists deep where a field wants something else was refused as
     "corrupt ... RecursionError: maximum recursion depth exceeded while getting the repr": the
     message's ``repr`` of the value, not the check, overflowed the stack."""
-    mod = envs.get_env_module(env_id)
-    env = mod.parallel_env(**mod.TEST_CONFIGURATIONS[0])
-    env.reset(seed=4)
-    good = env.snapshot()
-    deep: list = []
-    for _ in range(3000):
-        deep = [deep]
+    env, good, deep = _env_snapshot_and_a_deep_list(env_id)
     for field in sorted(good["state"])[:3]:
         bad = {**good, "state": {**good["state"], field: deep}}
         with pytest.raises(SnapshotError) as caught:
@@ -119,13 +125,7 @@ def test_the_snapshots_own_fields_deep_huge_or_past_a_float_are_named_and_change
     """A ``tick`` or ``config`` nested 3,000 deep raised a bare ``RecursionError`` from the message's
     ``repr``; a deep ``rng`` named no field; a config number past a float's range (10**400) said only
     "OverflowError"; 100,000 unknown keys made a message of a megabyte."""
-    mod = envs.get_env_module(env_id)
-    env = mod.parallel_env(**mod.TEST_CONFIGURATIONS[0])
-    env.reset(seed=4)
-    good = env.snapshot()
-    deep: list = []
-    for _ in range(3000):
-        deep = [deep]
+    env, good, deep = _env_snapshot_and_a_deep_list(env_id)
     float_option = next(k for k, v in good["config"].items() if isinstance(v, float))
     cases = [({**good, "tick": deep}, "snapshot field tick: must be an integer >= 0"),
              ({**good, "config": deep}, "snapshot field config: must be an object of plain option values"),

@@ -54,22 +54,27 @@ def test_decisions_repeat_for_a_seed(env_id, arms):
     spec = EnvSpec.resolve(env_id)
 
     def play(seed: int) -> list[int]:
-        env = spec.make()
-        obs, _ = env.reset(seed=7)
-        pol = make_policy(f"{SHORT}&arms={arms}", spec, seed=seed)
-        h = {a: make_policy("heuristic", spec) for a in env.possible_agents}
-        out = []
-        for _ in range(25):
-            if not env.agents:
-                break
-            acts = {a: h[a].act(obs[a], a, env) for a in env.agents}
-            seat = env.agents[0]
-            acts[seat] = pol.act(obs[seat], seat, env)
-            out.append(acts[seat])
-            obs, *_ = env.step(acts)
-        return out
+        return _first_seats_moves(spec, make_policy(f"{SHORT}&arms={arms}", spec, seed=seed), 7, 25)
 
     assert play(1) == play(1)
+
+
+def _first_seats_moves(spec, pol, seed: int, ticks: int) -> list[int]:
+    """The moves ``pol`` plays in the first acting seat of a game seeded ``seed`` (heuristics in the
+    others), for at most ``ticks`` ticks."""
+    env = spec.make()
+    obs, _ = env.reset(seed=seed)
+    h = {a: make_policy("heuristic", spec) for a in env.possible_agents}
+    out = []
+    for _ in range(ticks):
+        if not env.agents:
+            break
+        acts = {a: h[a].act(obs[a], a, env) for a in env.agents}
+        seat = env.agents[0]
+        acts[seat] = pol.act(obs[seat], seat, env)
+        out.append(acts[seat])
+        obs, *_ = env.step(acts)
+    return out
 
 
 @pytest.mark.parametrize("env_id", envs.ENV_IDS)
@@ -736,20 +741,8 @@ def test_a_seed_gives_the_same_moves_whatever_the_planner_played_before(env_id):
     text = "planner?sims=6&samples=2&rollout=random&horizon=score"
 
     def play(pol, seed: int) -> list[int]:
-        env = spec.make()
-        obs, _ = env.reset(seed=seed)
         pol.reset(seed)
-        h = {a: make_policy("heuristic", spec) for a in env.possible_agents}
-        out = []
-        for _ in range(30):
-            if not env.agents:
-                break
-            acts = {a: h[a].act(obs[a], a, env) for a in env.agents}
-            seat = env.agents[0]
-            acts[seat] = pol.act(obs[seat], seat, env)
-            out.append(acts[seat])
-            obs, *_ = env.step(acts)
-        return out
+        return _first_seats_moves(spec, pol, seed, 30)
 
     fresh = play(make_policy(text, spec), 3)
     used = make_policy(text, spec)
