@@ -38,6 +38,12 @@ class Policy(ABC):
         played for ``agent`` (a behaviour-cloning teacher that only labels a student's DAgger
         games). A policy that remembers its own actions corrects that memory; by default nothing."""
 
+    def overruled_by_search(self, agent: str, chosen: int, played: int) -> None:
+        """Told after :meth:`act` that the search player whose table policy it is (``planner``)
+        played ``played`` over the ``chosen`` action it returned for ``agent``. A policy that
+        remembers its own actions corrects that memory; by default nothing. (Apart from
+        :meth:`overruled`, so that a DAgger teacher's labels stay those its shipped runs were made with.)"""
+
 
 class RandomLegalPolicy(Policy):
     """Uniformly random among the legal actions (the mask)."""

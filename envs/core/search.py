@@ -236,13 +236,13 @@ class Rollout:
         a = int(p.act(obs, agent, _Table(engine)))
         return a if 0 <= a < mask.size and mask[a] else engine.default_action(agent)
 
-    def overruled(self, agent: str, chosen: int, played: int) -> None:
-        """``agent``'s policy chose ``chosen`` and ``played`` was played (``Policy.overruled``): a
-        policy that remembers its own moves corrects that memory (the Waroong Wars heuristic had kept
+    def overruled_by_search(self, agent: str, chosen: int, played: int) -> None:
+        """``agent``'s policy chose ``chosen`` and the search played ``played`` (``Policy.overruled_by_search``):
+        a policy that remembers its own moves corrects that memory (the Waroong Wars heuristic had kept
         the pick it chose, and reckoned every later pick of the round with a hand the seat did not hold)."""
         p = self.policies.get(agent)
         if p is not None:
-            p.overruled(agent, chosen, played)
+            p.overruled_by_search(agent, chosen, played)
 
     def _seat(self, engine: GameEngine, agent: str) -> tuple[Policy, dict[str, np.ndarray]]:
         """``agent``'s policy object (made on first use) and what it is fed: the action mask and,
@@ -405,7 +405,7 @@ class Planner:
         self.stats["seconds"] += self.clock() - start
         chosen = arms[self._choose(vals, self.z, self.rule)]
         if chosen != first:  # the table policy remembers what it chose (a drafter its face-down picks)
-            self.root.overruled(agent, first, chosen)
+            self.root.overruled_by_search(agent, first, chosen)
         return chosen
 
     def _game_arms(self, engine: GameEngine, agent: str, first: int, legal: list[int]) -> list[int]:
@@ -585,4 +585,4 @@ class PlannerPolicy(Policy):
             raise ValueError(f"overruled({agent!r}, {chosen}, {played}): {chosen} is not the last action "
                              f"this planner chose for {agent}")
         mine[-1] = int(played)
-        self.planner.root.overruled(agent, int(chosen), int(played))
+        self.planner.root.overruled_by_search(agent, int(chosen), int(played))

@@ -139,11 +139,13 @@ class HeuristicPolicy(Policy):
     def reset(self, seed: int | None = None) -> None:
         self._memory.clear()
 
-    def overruled(self, agent: str, chosen: int, played: int) -> None:
-        """``played``, not the pick ``chosen`` it returned, was played for ``agent`` (a search player
-        whose table policy it is, or a DAgger student): its memory of the seat's face-down picks takes
-        the card really picked. (Kept as chosen, the hand still had the right size, so every later
-        pick of the round was reckoned with a hand the seat did not hold.)"""
+    def overruled_by_search(self, agent: str, chosen: int, played: int) -> None:
+        """The search player whose table policy it is played ``played`` over the pick ``chosen`` it
+        returned for ``agent``: its memory of the seat's face-down picks takes the card really picked.
+        (Kept as chosen, the hand still had the right size, so every later pick of the round was
+        reckoned with a hand the seat did not hold.) As a DAgger teacher it keeps its own picks
+        (``overruled`` is not overridden), as the shipped runs were cloned; ``recall=world`` reads
+        the seat's real hand there."""
         mem = self._memory.get(agent)
         if mem is None or chosen == played or not self._is_pick(chosen):
             return

@@ -776,3 +776,7 @@ def test_a_pick_the_search_overrules_is_remembered_by_the_table_heuristic_as_pla
             assert table._known_hand(view, agent, id(eng)) == list(eng.hands[seat])
             checked += 1
     assert checked >= 2 and pol.planner.stats["searched"] >= 2
+    # as a DAgger teacher (``overruled``) it keeps its own picks, as the shipped runs were cloned
+    from envs.core.policy import Policy
+
+    assert type(pol.planner.root.policies[agent]).overruled is Policy.overruled
