@@ -19,7 +19,8 @@ from pathlib import Path
 
 import envs
 from envs.core.errors import KitchenArenaError
-from envs.core.inputs import MAX_GAMES, int_at_least, output_file_problem, quoted, read_text_file, seconds
+from envs.core.inputs import (MAX_GAMES, int_at_least, output_file_problem, printable, quoted, read_text_file,
+                               seconds)
 
 from training import missing_extra_message
 from training.policies import SPEC_HELP
@@ -655,7 +656,8 @@ class _Warnings:
 
 
 def _error(text: str) -> int:
-    print("error: " + " ".join(text.split()), file=sys.stderr)  # always one line
+    # always one line, printable (a text agent's exception, a file's name), at most 2,000 characters
+    print("error: " + printable(" ".join(text.split()), 2000), file=sys.stderr)
     return 2
 
 
@@ -681,3 +683,6 @@ def main(argv: list[str] | None = None) -> int:
         if message is None:
             raise
         return _error(message)
+    except KeyboardInterrupt:  # (the commands that save on Ctrl-C, train and play, handle it themselves first)
+        print("interrupted (Ctrl-C)", file=sys.stderr)
+        return 130

@@ -33,6 +33,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Mapping, Sequence, TextIO
 
 from envs.core.errors import ActionParseError, ConfigError
+from envs.core.inputs import terminal_text
 from envs.core.text import legal_actions, normalize, parse_action, player_view
 
 from training.envspec import EnvSpec
@@ -149,12 +150,13 @@ def legal_menu(legal: Sequence[tuple[int, str]]) -> str:
 def choose(env: Any, agent: str, text: str, legal: Sequence[tuple[int, str]]) -> int:
     """The action index a person's answer names: a short index of ``legal`` or an action name
     (see :func:`envs.core.text.parse_action`). Raises ActionParseError with what is allowed."""
-    s = text.strip()
+    s = text.strip(" \t\r\n")
     # A number, also signed or quoted (`2`, +2), is a menu number, never an action-table index
     # (which parse_action would read it as: +2 played another move than 2).
-    number = s.strip("`'\"").strip()
+    number = s.strip("`'\"").strip(" \t\r\n")
     digits = number[1:] if number[:1] in "+-" else number
-    if digits.isdecimal():  # digits int() reads ("²" is a digit but no decimal); thousands of them are no index
+    if digits.isascii() and digits.isdecimal():  # the digits 0-9 ("１" and "٠" are decimals too: refused,
+        # by parse_action, with control characters and other letters outside ASCII)
         k = int(digits) if len(digits) <= 18 else len(legal)
         if number[:1] != "-" and k < len(legal):
             return legal[k][0]
@@ -262,6 +264,13 @@ def play_game(env: Any, humans: HumanSeats, policies: Mapping[str, Any], seed: i
         for o in observers:
             o.on_end(env, None, "stopped")
         return PlayResult(seed, steps, "stopped", None, humans.decisions, humans.timeouts, returns)
+    except Exception:  # a policy failed (a text agent's error): the game so far is kept as stopped, then the error
+        for o in observers:
+            try:
+                o.on_end(env, None, "stopped")
+            except Exception:  # noqa: BLE001 - the policy's error is the one to report
+                pass
+        raise
     if reason == "stopped":  # max_steps reached
         write(f"\n== stopped after {steps} steps (max_steps) ==")
         for o in observers:
@@ -303,7 +312,7 @@ def assign_others(agents: Sequence[str], seats: Sequence[str], others: Sequence[
 
 def _print(text: str) -> None:
     """Print; a prompt (ending in ``"> "``) stays on the line the person types on."""
-    print(text, end="" if text.endswith("> ") else "\n", flush=True)
+    print(terminal_text(text), end="" if text.endswith("> ") else "\n", flush=True)  # (a typed escape stays text)
 
 
 def play(env_spec: EnvSpec, seats: Sequence[str], others: Sequence[str] = (), seed: int = 0,

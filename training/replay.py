@@ -43,7 +43,7 @@ import numpy as np
 
 import envs
 from envs.core.errors import ConfigError, IllegalActionError, KitchenArenaError
-from envs.core.inputs import loads_json, shown
+from envs.core.inputs import loads_json, printable, shown
 from envs.core.tick_env import INTERFACE_OPTIONS
 
 from training.envspec import EnvSpec
@@ -128,10 +128,12 @@ class Recorder:
 
     def __init__(self, env_spec: EnvSpec, seed: int, seat_labels: Mapping[str, str] | None = None):
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ReplayError(f"a replay needs the game's seed, an integer >= 0; got {seed!r}")
+            raise ReplayError(f"a replay needs the game's seed, an integer >= 0; got {shown(seed, 60)}")
         self.env_spec = env_spec
         self.seed = int(seed)
-        self.seat_labels = dict(seat_labels or {})
+        # printable, and short enough for the reader (a label with an escape sequence, a checkpoint
+        # path's, had been recorded as it was, and the replay was then refused by watch --replay)
+        self.seat_labels = {a: _label_kept(label) for a, label in dict(seat_labels or {}).items()}
         self.seats = list(env_spec.make().possible_agents)
         unknown = [a for a in self.seat_labels if a not in self.seats]
         if unknown:
@@ -618,6 +620,13 @@ def _read(path: str | os.PathLike) -> str:
         return p.read_text(encoding="utf-8")
     except UnicodeDecodeError:
         raise ReplayError(f"replay {str(p)!r}: not UTF-8 text; a replay is a JSON file") from None
+
+
+def _label_kept(label: Any) -> str:
+    """A seat's label as a replay keeps it: :func:`envs.core.inputs.printable`, at most
+    :data:`MAX_LABEL_CHARS` characters."""
+    text = printable(label)
+    return text if len(text) <= MAX_LABEL_CHARS else text[:MAX_LABEL_CHARS - 3] + "..."
 
 
 def _game_text(text: str, where: str) -> str:

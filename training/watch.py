@@ -8,6 +8,7 @@ import time
 from typing import Any, Callable, Mapping, Sequence
 
 from envs.core.errors import ConfigError
+from envs.core.inputs import terminal_text
 from envs.core.play import EpisodeResult
 
 from training.envspec import EnvSpec
@@ -29,7 +30,7 @@ def assign_seats(agents: Sequence[str], specs: Sequence[str], what: str = "give 
 
 def _framer(write: Callable[[str], None], clear: bool, delay: float) -> Callable[[str], None]:
     def frame(text: str) -> None:
-        write((CLEAR if clear else "") + text)
+        write((CLEAR if clear else "") + terminal_text(text))
         if delay > 0:
             time.sleep(delay)
     return frame
@@ -90,7 +91,7 @@ def watch(env_spec: EnvSpec, specs: Sequence[str], seed: int = 0, delay: float =
         if steps % every == 0 or not env.agents:
             frame(_step_frame(env, steps, infos))
     status = 'terminated' if terminated else 'truncated' if truncated else 'stopped'
-    write(_game_over(env, steps, status, returns))
+    write(terminal_text(_game_over(env, steps, status, returns)))
     if rec is not None:
         on_replay(rec.finish(env))
     return EpisodeResult(seed, steps, terminated, truncated, returns, env.engine.outcome())
@@ -133,7 +134,7 @@ def watch_replay(data: Mapping[str, Any], delay: float = 0.0, clear: bool | None
             frame(f"{title}\n" + _step_frame(env, steps, infos))
         elif steps > start and ((steps - start) % every == 0 or steps == ticks):
             frame(_step_frame(env, steps, infos))
-    write(_game_over(env, ticks, status, returns))
-    write(f"== replay reproduced the recorded outcome, returns and trajectory digest ({source})")
+    write(terminal_text(_game_over(env, ticks, status, returns)))
+    write(terminal_text(f"== replay reproduced the recorded outcome, returns and trajectory digest ({source})"))
     return EpisodeResult(int(data["seed"]), ticks, status == "terminated", status == "truncated", returns,
                          env.engine.outcome())

@@ -7,6 +7,8 @@ cases apart can catch the precise class.
 
 from __future__ import annotations
 
+from envs.core.inputs import shown as _shown
+
 
 _UNSET = object()
 
@@ -103,7 +105,7 @@ class ActionParseError(KitchenArenaError):
         self.legal = list(legal or [])
         self.reason = reason
         why = f" ({reason})" if reason else ""
-        said = str(text)
+        said = text if isinstance(text, str) else _shown(text)  # (str() of 10**5000, or a raising __str__, failed)
         quoted = repr(said) if len(said) <= QUOTE_CHARS else f"{said[:QUOTE_CHARS]!r}... ({len(said):,} characters)"
         msg = (f"{agent}: {quoted} is not a legal action{why}; give the index or the exact name of one "
                f"of the legal actions: [{', '.join(self.legal)}]")

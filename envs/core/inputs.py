@@ -150,6 +150,26 @@ def shown(value: object, limit: int = 200) -> str:
     return r if len(r) <= limit else r[:limit] + "..."
 
 
+def printable(text: object, limit: int | None = None) -> str:
+    """``text`` for a terminal: every character that is not printable (escape sequences, other
+    control characters) written as its escape (``\\x1b``), so that a string from a file, a reply
+    or a path cannot retitle, clear or write over the terminal; cut after ``limit`` characters."""
+    t = str(text)
+    if limit is not None and len(t) > limit:
+        t = t[:limit] + "..."
+    if t.isprintable():
+        return t
+    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in t)
+
+
+def terminal_text(text: object) -> str:
+    """:func:`printable` line by line: the line breaks kept, every other character that is not
+    printable written as its escape (what ``watch`` and ``play`` print: a seat label, a path or a
+    typed line with an escape sequence had reached the terminal raw)."""
+    t = str(text)
+    return t if t.replace("\n", "").isprintable() else "\n".join(printable(line) for line in t.split("\n"))
+
+
 def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
     """An ``argparse`` type: an integer ``>= low`` (and ``<= high``), else an error that says what is allowed."""
     allowed = f"an integer >= {low}" + (f" and <= {high}" if high is not None else "")

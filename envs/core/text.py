@@ -30,6 +30,8 @@ import numpy as np
 from envs.core.errors import ActionParseError
 
 _SPACE = re.compile(r"\s+")
+#: what is stripped around a reply (``str.strip()`` also strips control characters \x1c-\x1f)
+_BLANK = " \t\r\n"
 #: digits past which a reply cannot be an action's index
 _MAX_INDEX_DIGITS = 18
 
@@ -50,6 +52,7 @@ def text_module(env_id: str) -> ModuleType:
 
 def _raw(env: Any) -> Any:
     raw = getattr(env, "unwrapped", env)
+    raw = getattr(raw, "par", raw)  # the native AEC env's parallel game (its engine and action table)
     if getattr(raw, "engine", None) is None:
         raise ValueError(f"{raw}: no game yet (call reset() first)")
     return raw
@@ -90,11 +93,14 @@ def parse_action(env: Any, agent: str, text: str) -> int:
     names = [n for _, n in legal]
     if not isinstance(text, str):
         raise ActionParseError(agent, text, names, f"a reply must be text, not {type(text).__name__}")
-    s = text.strip().strip("`").strip()
+    s = text.strip(_BLANK).strip("`").strip(_BLANK)
     if not s:
         raise ActionParseError(agent, text, names, "the reply is empty")
+    if not (s.isascii() and s.isprintable()):  # ("１" had been index 1, "\u212a" a k, "n\x1foop" noop)
+        raise ActionParseError(agent, text, names, "it holds a control character or a character outside ASCII; an "
+                                                   "action is an index in the digits 0-9 or an action's name")
     table = _raw(env).action_table
-    if re.fullmatch(r"[+-]?\d+", s):
+    if re.fullmatch(r"[+-]?[0-9]+", s):
         if len(s.lstrip("+-").lstrip("0")) > _MAX_INDEX_DIGITS:  # no index is that long (and int() refuses 4,300 digits)
             raise ActionParseError(agent, text, names, f"no action has an index of {len(s)} digits: indices are "
                                                        f"0..{table.n - 1}")

@@ -311,3 +311,87 @@ def test_closed_or_undecodable_input_is_the_end_or_one_bad_answer():
                          env={**ENV, "PYTHONIOENCODING": "utf-8:strict"})
     out = bad.stdout.decode("utf-8", "replace")
     assert "not allowed:" in out and f"{seat} plays " in out  # refused, asked again, then the 0 was played
+
+
+def test_a_digit_or_letter_outside_ascii_or_a_control_character_is_no_answer():
+    """``"１"`` (full width), ``"٠"`` (Arabic-Indic) and ``"𝟎"`` were played as menu numbers, a name
+    with the Kelvin sign (which lowercases to k) as the name, and ``"0\\x1f"`` as ``0``: str.strip and
+    str.isdecimal take them. A text agent's reply went the same way (``"Action: ٠"`` was ``noop``)."""
+    from envs.core.text import parse_action
+    from training.play import choose
+
+    env_id = next(e for e in IDS if e.startswith("waroong_wars"))
+    env = envs.get_env_module(env_id).parallel_env(players=3)
+    env.reset(seed=1)
+    agent = env.agents[0]
+    legal = legal_actions(env, agent)
+    name = legal[1][1]
+    assert "k" in name  # draft_pick(...)
+    for answer in ("\uff11", "\u0660", "\U0001d7ce", "0\x1f", "\x1c1", name.replace("k", "\u212a"), "1\x00"):
+        with pytest.raises(ActionParseError, match="control character or a character outside ASCII"):
+            choose(env, agent, answer, legal)
+        with pytest.raises(ActionParseError, match="control character or a character outside ASCII"):
+            parse_action(env, agent, answer)
+    assert choose(env, agent, " 1\t\r\n", legal) == legal[1][0] and parse_action(env, agent, f" {name}\n") == legal[1][0]
+
+
+def test_what_play_and_watch_print_shows_escape_sequences_as_text(tmp_path):
+    """A seat's label (a checkpoint path), a typed line and a replay's file name reached the terminal raw:
+    an escape sequence retitled and cleared it. Printed now as their escapes."""
+    from envs.core.inputs import printable, terminal_text
+    from training.watch import watch
+
+    assert printable("a\x1b[2Jb\x07") == "a\\x1b[2Jb\\x07" and printable("plain text") == "plain text"
+    assert terminal_text("line\x1b]0;T\x07\nnext") == "line\\x1b]0;T\\x07\nnext"
+    out: list[str] = []
+    watch(EnvSpec.resolve(IDS[0]), ["heuristic"], seed=0, max_steps=1, out=out.append, clear=False)
+    assert out and not any("\x1b" in s for s in out)
+    from training.replay import Recorder, validate
+
+    spec = EnvSpec.resolve(IDS[1])
+    env = spec.make()
+    rec = Recorder(spec, 0, {a: "checkpoint:fm\x1b[2J\x1b]0;PWN\x07" for a in env.possible_agents})
+    obs, infos = env.reset(seed=0)
+    rec.on_reset(obs, infos)
+    data = rec.finish(env)
+    assert all(label == "checkpoint:fm\\x1b[2J\\x1b]0;PWN\\x07" for label in data["seats"].values())
+    validate(data)  # the replay a recorder writes is one the reader takes
+
+
+def test_a_failing_policy_leaves_the_game_saved_as_stopped_and_ctrl_c_is_one_line(monkeypatch, capsys):
+    """``play --save-games`` lost the game when a text agent failed (``stopped`` games are saved on
+    Ctrl-C, end of input and ``quit``); ``watch`` and the other commands printed a traceback on Ctrl-C."""
+    import training.cli as cli
+    from training.play import play_game, HumanSeats
+
+    class Failing:
+        calls = 0
+
+        def reset(self, seed=None):
+            pass
+
+        def act(self, obs, agent, env=None):
+            Failing.calls += 1
+            if Failing.calls > 3:
+                raise RuntimeError("the agent's server went away")
+            return int(obs["action_mask"].nonzero()[0][0])
+
+    spec = EnvSpec.resolve(IDS[1])
+    env = spec.make()
+    rec = Recorder()
+    with pytest.raises(RuntimeError, match="went away"):
+        play_game(env, HumanSeats([], None, lambda s: None), {a: Failing() for a in env.possible_agents}, seed=0,
+                  observers=[rec], write=lambda s: None)
+    assert rec.events[-1] == ("end", None, "stopped") and [e[0] for e in rec.events].count("step") >= 1
+
+    class Interrupting:
+        def __enter__(self):
+            raise KeyboardInterrupt
+
+        def __exit__(self, *exc):
+            return False
+
+    monkeypatch.setattr(cli, "_Warnings", Interrupting)
+    assert cli.main(["list"]) == 130
+    err = capsys.readouterr().err
+    assert err.strip() == "interrupted (Ctrl-C)" and "Traceback" not in err

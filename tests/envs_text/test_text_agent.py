@@ -264,3 +264,43 @@ def test_only_the_last_action_lines_of_a_reply_are_tried():
     assert extract_action(env, agent, f"Action: {name}\n" + "Action: dance\n" * (MAX_ACTION_LINES - 1)) == i
     with pytest.raises(ActionParseError):
         extract_action(env, agent, f"Action: {name}\n" + "Action: dance\n" * MAX_ACTION_LINES)
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_a_reply_that_is_no_text_of_any_size_is_retried_not_a_crash(env_id):
+    """A reply of ``10**5000`` (``str()`` refuses it) or an object whose ``__str__`` raises had ended
+    the command with a traceback while the error message was built."""
+
+    class Raising:
+        def __str__(self):
+            raise RuntimeError("no str")
+
+    env = envs.get_env_module(env_id).parallel_env()
+    env.reset(seed=0)
+    agent = env.agents[0]
+    for reply in (10 ** 5000, Raising()):
+        with pytest.raises(ActionParseError, match="a reply must be text"):
+            extract_action(env, agent, reply)
+    replies = iter([10 ** 5000, Raising(), "noop"])
+    pol = TextAgentPolicy(lambda prompt: next(replies), retries=2)
+    legal = [i for i, _ in legal_actions(env, agent)]
+    assert pol.act(env.observe(agent), agent, env) in legal
+
+
+@pytest.mark.parametrize("env_id", envs.ENV_IDS)
+def test_the_text_interface_serves_the_native_aec_env(env_id):
+    """``prompt``, ``legal_actions``, ``parse_action`` and a text agent raised ``AttributeError`` (no
+    ``action_table``) on the AEC form, where ``player_view`` worked."""
+    from envs.core.text import player_view, prompt
+
+    mod = envs.get_env_module(env_id)
+    aec, par = mod.env(), mod.parallel_env()
+    aec.reset(seed=3)
+    par.reset(seed=3)
+    agent = aec.agent_selection
+    assert legal_actions(aec, agent) == legal_actions(par, agent)
+    assert prompt(aec, agent) == prompt(par, agent) and player_view(aec, agent) == player_view(par, agent)
+    idx, name = legal_actions(aec, agent)[-1]
+    assert parse_action(aec, agent, name) == idx == extract_action(aec, agent, f"thinking...\nAction: {name}")
+    pol = TextAgentPolicy(lambda p: f"Action: {idx}")
+    assert pol.act(aec.observe(agent), agent, aec) == idx
