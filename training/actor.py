@@ -168,8 +168,12 @@ class NumpyActor:
         for k, a in arrays.items():
             if a.dtype.kind != "f":
                 raise ValueError(f"actor array {k!r} has dtype {a.dtype}; allowed: floating point")
-            if not np.isfinite(a).all():
-                raise ValueError(f"actor array {k!r} holds non-finite values (NaN or infinity)")
+            with np.errstate(over="ignore"):
+                past = not np.isfinite(a.astype(np.float32)).all()
+            if not np.isfinite(a).all() or past:
+                # (float64 values past float32's range, 1e300, had passed and acted as infinities)
+                raise ValueError(f"actor array {k!r} holds non-finite values (NaN or infinity) or values past "
+                                 f"float32's range, in which the actor computes")
         layers = [(arrays[f"w{i}"], arrays[f"b{i}"]) for i in range(n)]
         return cls(layers, str(act), (arrays["head_w"], arrays["head_b"]))
 

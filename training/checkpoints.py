@@ -65,6 +65,8 @@ MODEL_FILE = "model.zip"
 ACTOR_FILE = "actor.npz"
 METADATA_FILE = "metadata.json"
 MANIFEST_FILE = "MANIFEST.json"
+#: the largest seed a checkpoint records (numpy's legacy seeding, which SB3's ``set_random_seed`` uses)
+MAX_SEED = 2 ** 32 - 1
 MANIFEST_FORMAT = "kitchen-arena-shipped-checkpoints"
 REQUIRED_FIELDS = ("format", "format_version", "env_id", "env_config", "agents", "observation", "action_space",
                    "algorithm", "hyperparameters", "timesteps", "seed", "package_version", "model_file", "model_sha256")
@@ -336,7 +338,8 @@ def _check_structure(d: Path, meta: dict) -> None:
     need(isinstance(meta.get("hyperparameters"), dict), "hyperparameters", "a mapping")
     need(isinstance(meta.get("policy_kwargs", {}), dict), "policy_kwargs", "a mapping")
     need(_is_int(meta.get("timesteps")), "timesteps", "an integer >= 0")
-    need(_is_int(meta.get("seed")) or meta.get("seed") is None, "seed", "an integer >= 0")
+    need((_is_int(meta.get("seed")) and meta["seed"] <= MAX_SEED) or meta.get("seed") is None, "seed",
+         f"an integer 0..{MAX_SEED} (what SB3 seeds with)")
     need(isinstance(meta.get("model_file"), str), "model_file", PLAIN_NAME)
     need(isinstance(meta.get("model_sha256"), str) and bool(_SHA256.fullmatch(meta["model_sha256"])),
          "model_sha256", "64 lower-case hex digits")
@@ -399,6 +402,10 @@ def check_env_version(meta: dict, where: str) -> None:
         return
     game, _, version = env_id.rpartition("_v")
     now = [e for e in envs.ENV_IDS if e.rpartition("_v")[0] == game] if game and version.isdecimal() else []
+    if now and int(version) > int(now[0].rpartition("_v")[2]):  # (a newer version was told to retrain on this one)
+        raise CheckpointError(
+            f"{where} was trained for {env_id}, a newer version than this release has ({now[0]}): use the "
+            f"release it was trained with, or retrain it on {now[0]}")
     if now:
         raise CheckpointError(
             f"{where} was trained for {env_id}, a version this release no longer has: it has {now[0]} "
@@ -530,7 +537,34 @@ def read_model_params(path: str | Path, device: str = "cpu", where: str = "check
     if sorted(params) != sorted(MODEL_PARAMS):
         raise CheckpointError(f"{where}: {name} holds the state dicts {sorted(params)}; allowed: exactly "
                               f"{list(MODEL_PARAMS)}")
+    import torch
+
+    stack = [(group, tensors, 0) for group, tensors in params.items()]
+    while stack:  # (NaN weights had loaded, and training then failed in torch); the optimizer's state too
+        path, value, depth = stack.pop()
+        if isinstance(value, torch.Tensor):
+            if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+                raise CheckpointError(f"{where}: {name}: {path} holds non-finite values (NaN or infinity); a "
+                                      f"checkpoint's weights are finite numbers")
+        elif isinstance(value, (dict, list, tuple)) and depth < 6:
+            items = value.items() if isinstance(value, dict) else enumerate(value)
+            stack.extend((f"{path}[{k!r}]", v, depth + 1) for k, v in items)
     return params
+
+
+def _check_widths(params: dict, arch: dict, where: str, name: str) -> None:
+    """The hidden widths of the tensors' policy network are the metadata's ``net_arch``, checked before the
+    network is built (a tampered ``net_arch`` of 4,096 had built the whole network, 15.7 s, before the
+    refusal; the schema allows 65,536 a layer)."""
+    policy = params.get("policy")
+    if not isinstance(policy, dict):
+        return
+    widths = []
+    while f"mlp_extractor.policy_net.{2 * len(widths)}.weight" in policy:
+        widths.append(int(policy[f"mlp_extractor.policy_net.{2 * len(widths)}.weight"].shape[0]))
+    if widths != list(arch["net_arch"]):
+        raise CheckpointError(f"{where}: {name} holds a policy network of hidden widths {widths}, where the metadata "
+                              f"says net_arch {list(arch['net_arch'])}")
 
 
 def load_checkpoint(directory: str | Path, env_spec: EnvSpec | None = None, strict: bool = False,
@@ -554,6 +588,7 @@ def load_checkpoint(directory: str | Path, env_spec: EnvSpec | None = None, stri
     hyper, arch = model_settings(meta, where)
     counters = _counters(meta, where)
     params = read_model_params(d / meta["model_file"], device, where)
+    _check_widths(params, arch, where, meta["model_file"])
     model = build_model(hyper, arch, env_spec, bool(meta["observation"].get("normalized", True)),
                         seed=meta.get("seed"), device=device, env=env, where=where)
     try:

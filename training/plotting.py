@@ -13,11 +13,22 @@ CURVE_HEADER = ["timesteps", "episode_return", "win", "score", "length"]
 
 
 def read_curve(path: Path) -> list[tuple]:
+    """The rows of a run's ``curve.csv`` (none if there is none); a row that is not five numbers is
+    a ``ValueError`` naming the file and line (a resumed run had failed with ``int()``'s message)."""
     if not path.is_file():
         return []
     with open(path, newline="") as f:
         rows = list(csv.reader(f))
-    return [(int(r[0]), float(r[1]), float(r[2]), float(r[3]), int(r[4])) for r in rows[1:] if len(r) == 5]
+    out = []
+    for line, r in enumerate(rows[1:], 2):
+        if len(r) != 5:
+            continue
+        try:
+            out.append((int(r[0]), float(r[1]), float(r[2]), float(r[3]), int(r[4])))
+        except ValueError:
+            raise ValueError(f"{path} line {line}: {r!r:.120} is not a row of {', '.join(CURVE_HEADER)} "
+                             f"(numbers)") from None
+    return out
 
 
 def write_curve(path: Path, rows: Sequence[tuple]) -> None:

@@ -19,7 +19,9 @@ Outputs::
 
 from __future__ import annotations
 
+import csv
 import itertools
+import math
 import json
 import os
 import shutil
@@ -31,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from envs.core.errors import ConfigError, KitchenArenaError
-from envs.core.inputs import blocking_file
+from envs.core.inputs import blocking_file, shown
 
 from training import checkpoints as ck
 from training.callbacks import (EpisodeStatsCallback, InterruptCallback, PeriodicSaveCallback, SelfPlayCallback,
@@ -465,12 +467,23 @@ def _resume_meta(plan: RunPlan, resume: bool, overwrite: bool) -> dict | None:
                           f"(it was stopped); a new run would play against it, so the seed would no longer decide "
                           f"the run: remove {plan.run_dir}, pass --overwrite, or choose another run name "
                           f"(--set name=...)")
-    shipped = shipped_checkpoint_dirs([ckpt_dir.parent.parent, _REPO_CHECKPOINTS]).get(ckpt_dir.resolve())
+    every_shipped = shipped_checkpoint_dirs([ckpt_dir.parent.parent, plan.run_dir.parent.parent, _REPO_CHECKPOINTS])
+    shipped = every_shipped.get(ckpt_dir.resolve())
+    for key, target in (("output.checkpoints", ckpt_dir), ("output.runs", plan.run_dir)):
+        # a run's folders are never a shipped checkpoint's, inside one or holding one (output.runs pointed at
+        # checkpoints/ had written TensorBoard files into a shipped folder, and --overwrite emptied it)
+        t = target.resolve()
+        for d, manifest in every_shipped.items():
+            if (t != d or key == "output.runs") and (t == d or d in t.parents or t in d.parents):
+                raise ConfigError(f"{key}: {target} would be written in the shipped checkpoint {d} (listed in "
+                                  f"{manifest}); training never writes into a shipped checkpoint: choose other "
+                                  f"output folders (--set {key}=...) or another run name (--set name=...)")
     exists = ck.is_checkpoint(ckpt_dir)
     if resume:
         if not exists:
             raise ConfigError(f"--resume: no checkpoint at {ckpt_dir} to resume")
         meta = ck.read_metadata(ckpt_dir)
+        _check_resumed_fields(meta, ckpt_dir)
         _check_resume_config(meta, plan.cfg)
         left = plan.cfg["training"]["total_timesteps"] - int(meta["timesteps"])
         if left > 0 and shipped:
@@ -488,6 +501,25 @@ def _resume_meta(plan: RunPlan, resume: bool, overwrite: bool) -> dict | None:
         raise ConfigError(f"{ckpt_dir} exists and is not a checkpoint (no {ck.METADATA_FILE}); remove it, pass "
                           f"--overwrite, or choose another run name (--set name=...)")
     return None
+
+
+def _check_resumed_fields(meta: dict, ckpt_dir: Path) -> None:
+    """What a resumed run reads of the checkpoint beyond the model, checked before anything is written
+    (a ``training_config`` that was no mapping, a ``training_seconds`` that was no number, or a
+    ``curve.csv`` row of words had ended the run in a traceback after it had started)."""
+    where = f"--resume: checkpoint {ckpt_dir}"
+    if not isinstance(meta.get("training_config") or {}, dict):
+        raise ConfigError(f"{where}: metadata training_config is {shown(meta['training_config'], 60)}; allowed: a "
+                          f"mapping (the run's config) or null")
+    seconds = meta.get("training_seconds")
+    if seconds is not None and (isinstance(seconds, bool) or not isinstance(seconds, (int, float))
+                                or not math.isfinite(seconds) or seconds < 0):
+        raise ConfigError(f"{where}: metadata training_seconds is {shown(seconds, 60)}; allowed: a number of "
+                          f"seconds >= 0 or null")
+    try:
+        read_curve(ckpt_dir / "curve.csv")
+    except (ValueError, OSError, UnicodeDecodeError, csv.Error) as e:
+        raise ConfigError(f"{where}: curve.csv does not read: {e}") from None
 
 
 def check_run(cfg: dict, resume: bool = False, overwrite: bool = False) -> tuple[RunPlan, dict | None]:

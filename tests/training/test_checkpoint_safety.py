@@ -632,3 +632,89 @@ def test_metadata_env_facts_are_checked_and_the_checkpoint_named(toy_checkpoint,
         read_metadata(ck)
     assert main(["evaluate", f"checkpoint:{ck}", "--games", "1", "--workers", "1"]) == 2
     assert re.search(message, capsys.readouterr().err)
+
+
+def _policy_state(ck: Path) -> dict:
+    with zipfile.ZipFile(ck / "model.zip") as z:
+        return torch.load(io.BytesIO(z.read("policy.pth")), weights_only=True)
+
+
+def test_weights_that_are_not_finite_or_wider_than_the_metadata_says_are_refused_before_a_network_is_built(
+        toy_checkpoint, toy_registry, tmp_path):
+    """NaN weights in ``model.zip`` had loaded (``init_from``, ``--resume``) and training then failed in torch
+    with a traceback; a ``net_arch`` raised in the metadata built the whole network (15.7 s at 4,096) before
+    the refusal; float64 actor weights past float32's range acted as infinities; a seed past 2**32 - 1 failed
+    in numpy."""
+    ck = _copy(toy_checkpoint, tmp_path / "nan")
+    state = _policy_state(ck)
+    key = next(k for k in state if k.endswith("weight"))
+    state[key] = torch.full_like(state[key], float("nan"))
+    _put_pth(ck, "policy.pth", state)
+    with pytest.raises(CheckpointError, match=rf"policy\['{re.escape(key)}'\] holds non-finite values"):
+        load_checkpoint(ck)
+    wide = _copy(toy_checkpoint, tmp_path / "wide")
+    meta = json.loads((wide / "metadata.json").read_text())
+    arch = [4096] * len(meta["policy_kwargs"]["net_arch"])
+    _rewrite_meta(wide, policy_kwargs={**meta["policy_kwargs"], "net_arch": arch},
+                  hyperparameters={**meta["hyperparameters"], "net_arch": arch})
+    with pytest.raises(CheckpointError, match=r"holds a policy network of hidden widths \[.*\], where the metadata "
+                                              r"says net_arch \[4096"):
+        load_checkpoint(wide)
+    big = _copy(toy_checkpoint, tmp_path / "f64")
+    with np.load(big / "actor.npz", allow_pickle=False) as z:
+        arrays = {k: z[k] for k in z.files}
+    arrays["w0"] = arrays["w0"].astype(np.float64)
+    arrays["w0"].flat[0] = 1e300
+    np.savez(big / "actor.npz", **arrays)
+    _rehash(big)
+    with pytest.raises(CheckpointError, match="past float32's range"):
+        load_actor(big)
+    seed = _copy(toy_checkpoint, tmp_path / "seed")
+    _rewrite_meta(seed, seed=10 ** 40)
+    with pytest.raises(CheckpointError, match=r"seed.*an integer 0\.\.4294967295"):
+        read_metadata(seed)
+
+
+def test_a_run_never_writes_into_a_shipped_checkpoint_through_its_tensorboard_folder(tmp_path):
+    """``output.runs`` pointed at ``checkpoints/`` wrote TensorBoard files into a shipped folder, and
+    ``--overwrite`` emptied it (model.zip, actor.npz and metadata.json gone, exit 0); ``output.checkpoints``
+    inside a shipped folder was accepted too."""
+    from envs.core.errors import ConfigError
+    from training.trainer import check_run
+
+    root = Path(__file__).resolve().parents[2]
+    cwd = os.getcwd()
+    os.chdir(root)
+    try:
+        for overrides, key in ((["name=main", f"output.checkpoints={tmp_path}", "output.runs=checkpoints"], "output.runs"),
+                               (["output.checkpoints=checkpoints/wok_star/main"], "output.checkpoints")):
+            cfg = load_config("configs/wok_star_quick.yaml", overrides)
+            for overwrite in (False, True):
+                with pytest.raises(ConfigError, match=rf"{key}: .* would be written in the shipped checkpoint "
+                                                      r".*wok_star/main"):
+                    check_run(cfg, overwrite=overwrite)
+    finally:
+        os.chdir(cwd)
+    assert (root / "checkpoints" / "wok_star" / "main" / "model.zip").is_file()
+
+
+def test_what_a_resumed_run_reads_beside_the_model_is_checked_first_and_a_newer_env_is_named(toy_checkpoint, tmp_path):
+    """A ``training_config`` that was no mapping, a ``training_seconds`` of words or a ``curve.csv`` row of
+    words ended a resumed run in a traceback after it had started; a checkpoint of a newer env version was
+    told to retrain on this release's older one."""
+    from envs.core.errors import ConfigError
+    from training.trainer import _check_resumed_fields
+
+    ck = _copy(toy_checkpoint, tmp_path / "r")
+    meta = json.loads((ck / "metadata.json").read_text())
+    _check_resumed_fields(meta, ck)
+    for field, value, says in (("training_config", [1], "training_config is [1]; allowed: a mapping"),
+                               ("training_seconds", "abc", "training_seconds is 'abc'; allowed: a number")):
+        with pytest.raises(ConfigError, match=re.escape(says)):
+            _check_resumed_fields({**meta, field: value}, ck)
+    (ck / "curve.csv").write_text("timesteps,a,b,c,d\nabc,1,1,1,1\n")
+    with pytest.raises(ConfigError, match=r"curve.csv does not read: .*line 2: .* is not a row of"):
+        _check_resumed_fields(meta, ck)
+    with pytest.raises(CheckpointError, match=r"trained for wok_star_v9, a newer version than this release has "
+                                              r"\(wok_star_v1\)"):
+        ckmod.check_env_version({"env_id": "wok_star_v9"}, "checkpoint x")
