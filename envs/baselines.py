@@ -69,16 +69,25 @@ def evaluate_config(cfg: envs.EnvConfiguration, games: int, seed0: int = 0) -> d
     return res
 
 
+class _Once(argparse.Action):
+    """An option given at most once (``--env`` twice had measured the last one only, silently)."""
+
+    def __call__(self, parser, namespace, values, option_string=None):
+        if getattr(namespace, self.dest, None) is not None:
+            parser.error(f"{option_string} is given twice; give one (run the command once per env)")
+        setattr(namespace, self.dest, values)
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m envs.baselines", description=__doc__.split("\n\n")[0])
-    p.add_argument("--env", required=True, choices=list(envs.ENV_IDS))
+    p.add_argument("--env", required=True, choices=list(envs.ENV_IDS), action=_Once)
     p.add_argument("--games", type=int_at_least(1, MAX_GAMES), default=200)
     p.add_argument("--seed", type=int_at_least(0), default=0)
     p.add_argument("--set", action="append", default=[], metavar="KEY=VALUE",
                    help="only configurations whose option KEY equals VALUE (repeatable)")
     p.add_argument("--json", help="write the results to this file")
     args = p.parse_args(argv)
-    problem = args.json and output_file_problem(args.json, "--json")
+    problem = args.json is not None and output_file_problem(args.json, "--json")
     if problem:
         p.error(problem)
     every = envs.test_configurations(args.env)
@@ -118,4 +127,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from envs.core.inputs import run_main
+
+    raise SystemExit(run_main(main))

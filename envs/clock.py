@@ -464,9 +464,18 @@ def main(argv: list[str] | None = None) -> int:
     if args.json and args.plot and os.path.abspath(args.json) == os.path.abspath(args.plot):
         p.error(f"--json and --plot both name {args.json!r}: the plot would overwrite the rows; give each its own file")
     for flag, target in (("--json", args.json), ("--plot", args.plot)):
-        problem = target and output_file_problem(target, flag, parents_made=True)
+        problem = target is not None and output_file_problem(target, flag, parents_made=True)
         if problem:
             p.error(problem)
+    if args.plot:  # the files written: one per game with --game all (checked too, and apart from --json)
+        for g in games:
+            each = plot_path(args.plot, g, len(games) > 1)
+            problem = output_file_problem(str(each), f"--plot (its {g} file)", parents_made=True)
+            if problem:
+                p.error(problem)
+            if args.json and os.path.abspath(args.json) == os.path.abspath(each):
+                p.error(f"--json {args.json!r} is the plot file of {g} that --plot {args.plot!r} writes; give each "
+                        f"its own file")
     if args.plot:
         if Path(args.plot).suffix.lower() != ".png":
             p.error(f"--plot {args.plot!r}: give a .png file name")
@@ -515,4 +524,6 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from envs.core.inputs import run_main
+
+    raise SystemExit(run_main(main))

@@ -141,3 +141,23 @@ def test_the_documented_clock_commands_run_as_written(tmp_path):
         assert "| s/tick |" in r.stdout, line
         if "--plot" in words:
             assert (tmp_path / f"plot{k}.png").stat().st_size > 0
+
+
+def test_the_files_of_every_game_are_checked_before_the_sweep(tmp_path, capsys):
+    """With ``--game all`` the plot is written once per game (``d_frying_master.png``); a ``--json`` of that
+    name was overwritten by the plot after the sweep, and a directory of that name failed with a traceback
+    after it; the baselines' ``--env`` given twice measured the last one only."""
+    from envs import baselines
+    from envs.clock import main as clock_main
+
+    with pytest.raises(SystemExit) as e:
+        clock_main(["--game", "all", "--games", "1", "--plot", str(tmp_path / "d.png"),
+                    "--json", str(tmp_path / "d_frying_master.png")])
+    assert e.value.code == 2 and "is the plot file of frying_master" in capsys.readouterr().err
+    (tmp_path / "c_wok_star.png").mkdir()
+    with pytest.raises(SystemExit) as e:
+        clock_main(["--game", "all", "--games", "1", "--plot", str(tmp_path / "c.png")])
+    assert e.value.code == 2 and "c_wok_star.png' is a directory" in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        baselines.main(["--env", "wok_star_v1", "--env", "frying_master_v1", "--games", "1"])
+    assert e.value.code == 2 and "--env is given twice" in capsys.readouterr().err

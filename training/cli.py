@@ -456,6 +456,13 @@ def cmd_bench(args) -> int:
 
     cfg = load_config(args.config, args.set, check=plan_run)
     counts = args.workers
+    copies = cfg["training"]["env_copies"]
+    if len(set(counts)) != len(counts):  # (the runs of a count given twice were pooled and printed twice)
+        raise KitchenArenaError(f"--workers {','.join(map(str, counts))}: a count is given twice; give each once "
+                                f"(--repeat measures a count again)")
+    if max(counts) > copies:  # (the bridge steps at most one process per copy: a row read 8 where 4 ran)
+        raise KitchenArenaError(f"--workers {max(counts)}: more processes than the config's {copies} env copies; "
+                                f"allowed: 1..{copies} (or --set training.env_copies=N)")
     print(f"{cfg['env']['id']} {cfg['env']['options']}: {cfg['training']['env_copies']} env copies, "
           f"{args.timesteps:,} learner steps per measurement")
     run_bench(cfg, counts, args.timesteps, args.repeat)

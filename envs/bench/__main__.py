@@ -12,5 +12,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 os.environ.setdefault("NUMPY_MADVISE_HUGEPAGE", "0")
 
 from envs.bench.cli import main  # noqa: E402
+from envs.core.inputs import run_main  # noqa: E402
 
-raise SystemExit(main())
+raise SystemExit(run_main(main))

@@ -74,7 +74,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         args.mem_games = 1000
     if args.vector_steps is None:
         args.vector_steps = 512 if args.quick else 2048
-    problem = args.json and output_file_problem(args.json, "--json")
+    problem = args.json is not None and output_file_problem(args.json, "--json")
     if problem:  # before any measurement, not after the whole run
         print(f"error: {problem}", file=sys.stderr)
         return 2

@@ -38,6 +38,8 @@ from __future__ import annotations
 
 import argparse
 import io
+import os
+import tempfile
 import json
 import math
 import reprlib
@@ -210,10 +212,28 @@ def seconds(zero: bool = False, most: float | None = None) -> Callable[[str], fl
     return parse
 
 
+def run_main(main: Callable[[], int]) -> int:
+    """The exit status of a command's ``main()``, with Ctrl-C one line and 130 and a file the system
+    refuses to write (a read-only place) one ``error:`` line and 2, where they had been tracebacks
+    (``python -m envs.bench``, ``envs.baselines``, ``envs.clock``, ``tests.search.speed``)."""
+    try:
+        return main()
+    except KeyboardInterrupt:
+        print("interrupted (Ctrl-C)", file=sys.stderr)
+        return 130
+    except OSError as e:
+        where = " -> ".join(quoted(f) for f in (e.filename, e.filename2) if f is not None)
+        print(f"error: {e.strerror or type(e).__name__}{': ' + where if where else ''}", file=sys.stderr)
+        return 2
+
+
 def output_file_problem(target: str, flag: str, parents_made: bool = False) -> str | None:
     """Why a command could not write its output file ``target`` (given as ``flag``), checked before
-    any work is done, or None: a directory, a missing directory (unless the command makes it:
-    ``parents_made``), or a path the system refuses (too long, say)."""
+    any work is done, or None: an empty name, a directory, a missing directory (unless the command
+    makes it: ``parents_made``), a place the system does not let this process write (read-only:
+    a file is made and removed there to know), or a path the system refuses (too long, say)."""
+    if not str(target).strip():
+        return f"{flag} is empty; give a file name"
     p = Path(target)
     try:
         if p.is_dir():
@@ -223,6 +243,14 @@ def output_file_problem(target: str, flag: str, parents_made: bool = False) -> s
         blocker = blocking_file(p.parent)  # the directories a command would make: no file in their way
         if blocker is not None:
             return f"{flag} {quoted(target)}: {quoted(blocker)} is a file, not a directory"
+        if p.exists() and not os.access(p, os.W_OK):
+            return f"{flag} {quoted(target)}: the file cannot be written (no permission)"
+        here = p.parent
+        while not here.exists() and here != here.parent:  # the nearest directory that exists: it is written first
+            here = here.parent
+        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=here)  # (a measurement had run, then failed)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as e:
         return f"{flag} {quoted(target)}: {e.strerror or e}"
     return None

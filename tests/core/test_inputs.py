@@ -254,3 +254,35 @@ def test_shown_stays_short_and_never_fails():
     assert shown("bogus") == "'bogus'" and shown({"a": [1, 2]}) == "{'a': [1, 2]}"
     assert shown("x" * 500).endswith("...") and len(shown("x" * 500)) == 203
     assert shown("x" * 50, 10).endswith("...") and len(shown("x" * 50, 10)) == 13
+
+
+def test_an_output_file_is_checked_writable_before_any_work_and_a_late_failure_is_one_line(tmp_path, monkeypatch,
+                                                                                          capsys):
+    """``--json`` into a read-only place passed the check, the whole measurement ran, and the write then
+    ended in a traceback with no file; an empty ``--json ''`` was silently ignored; Ctrl-C in
+    ``envs.bench``, ``envs.baselines``, ``envs.clock`` and ``tests.search.speed`` printed a traceback."""
+    import errno
+    import tempfile
+
+    from envs.core.inputs import output_file_problem, run_main
+
+    assert output_file_problem(str(tmp_path / "x.json"), "--json") is None
+    assert list(tmp_path.iterdir()) == []  # the check leaves nothing behind
+    assert output_file_problem("", "--json") == "--json is empty; give a file name"
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    assert output_file_problem(str(tmp_path / "x.json"), "--json").endswith(": Read-only file system")
+    monkeypatch.undo()
+
+    def interrupted():
+        raise KeyboardInterrupt
+
+    def refused():
+        raise OSError(errno.EROFS, "Read-only file system", "/ro/x.json")
+
+    assert run_main(interrupted) == 130 and run_main(refused) == 2 and run_main(lambda: 0) == 0
+    err = capsys.readouterr().err.splitlines()
+    assert err == ["interrupted (Ctrl-C)", "error: Read-only file system: '/ro/x.json'"]

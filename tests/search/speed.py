@@ -63,7 +63,8 @@ def measure(env_id: str, seconds: float = 1.0, sims: int = 16) -> dict:
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.search.speed", description=__doc__.splitlines()[0])
     ap.add_argument("--seconds", type=seconds(), default=1.0, help="seconds per clone / determinisation rate")
-    ap.add_argument("--sims", type=int_at_least(1), default=16, help="simulations per timed decision")
+    ap.add_argument("--sims", type=int_at_least(1, 10 ** 7), default=16,
+                    help="simulations per timed decision (at most 10,000,000, the planner's own bound)")
     ap.add_argument("--env", action="append", choices=envs.ENV_IDS, help="env id (repeatable; default: all)")
     args = ap.parse_args(argv)
     rows = [measure(e, args.seconds, args.sims) for e in args.env or envs.ENV_IDS]
@@ -76,4 +77,6 @@ def main(argv=None) -> int:
 
 
 if __name__ == "__main__":
-    raise SystemExit(main())
+    from envs.core.inputs import run_main
+
+    raise SystemExit(run_main(main))

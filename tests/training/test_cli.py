@@ -286,3 +286,15 @@ def test_schema_update_of_a_file_that_is_not_utf8_is_refused(tmp_path, capsys):
 def test_a_config_path_that_is_a_directory_says_so(tmp_path, capsys):
     assert main(["train", "--config", str(tmp_path), "--dry-run"]) == 2
     assert "is a directory; allowed: a YAML file" in capsys.readouterr().err
+
+
+def test_bench_refuses_a_process_count_twice_or_more_processes_than_copies(toy_registry, tmp_path, capsys):
+    """``--workers 1,1`` pooled both runs and printed them as two equal rows; ``--workers 8`` over 4 copies
+    was labelled 8 where the bridge ran 4 processes."""
+    import yaml
+
+    cfg = tmp_path / "c.yaml"
+    cfg.write_text(yaml.safe_dump(toy_config(tmp_path)))
+    for workers, says in (("1,1", "a count is given twice"), ("64", "more processes than the config's")):
+        assert main(["bench", "--config", str(cfg), "--workers", workers, "--timesteps", "8"]) == 2
+        assert says in capsys.readouterr().err
