@@ -138,6 +138,8 @@ def settle_save(d: Path, writer: bool = False) -> None:
                 for tmp in (_TMP_MODEL, _TMP_ACTOR):
                     (d / tmp).unlink(missing_ok=True)
             return
+        for tmp in (SAVING_FILE, _TMP_MODEL, _TMP_ACTOR):  # before anything moves: no journal file leads out
+            contained_file(d, tmp, "interrupted save's file")  # (a symlinked journal had been renamed in first)
         for tmp, final in ((_TMP_MODEL, MODEL_FILE), (_TMP_ACTOR, ACTOR_FILE), (SAVING_FILE, METADATA_FILE)):
             try:
                 os.replace(d / tmp, d / final)

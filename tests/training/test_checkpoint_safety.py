@@ -718,3 +718,18 @@ def test_what_a_resumed_run_reads_beside_the_model_is_checked_first_and_a_newer_
     with pytest.raises(CheckpointError, match=r"trained for wok_star_v9, a newer version than this release has "
                                               r"\(wok_star_v1\)"):
         ckmod.check_env_version({"env_id": "wok_star_v9"}, "checkpoint x")
+
+
+def test_an_interrupted_saves_journal_leading_out_of_the_directory_is_refused_before_anything_moves(
+        toy_checkpoint, toy_registry, tmp_path):
+    """A ``metadata.json.saving`` symlinked to a file outside was renamed into ``metadata.json`` (a failed
+    read had changed the directory), and the Python API then read metadata from outside it."""
+    ck = _copy(toy_checkpoint, tmp_path / "x")
+    outside = tmp_path / "outside.json"
+    (ck / "metadata.json").rename(outside)
+    (ck / "metadata.json.saving").symlink_to(outside)
+    before = sorted(p.name for p in ck.iterdir())
+    for read in (lambda: load_policy(ck), lambda: read_metadata(ck)):
+        with pytest.raises(CheckpointError, match="is a symlink leading out of the checkpoint directory"):
+            read()
+    assert sorted(p.name for p in ck.iterdir()) == before and (ck / "metadata.json.saving").is_symlink()
