@@ -388,6 +388,12 @@ def _check_resume_config(meta: dict, cfg: dict) -> None:
             raise ConfigError(f"--resume: the config's {section} section differs from the checkpoint's "
                               f"(config: {public(cfg).get(section)}; checkpoint: {old.get(section)}); resume with "
                               f"the same env")
+    normalized = (meta.get("observation") or {}).get("normalized", True)
+    if bool(cfg["training"]["normalize_observations"]) != bool(normalized):  # (the run had built its workers and
+        # then failed with the spaces' bounds, naming no key)
+        raise ConfigError(f"--resume: training.normalize_observations is {cfg['training']['normalize_observations']} "
+                          f"where the checkpoint was trained with {bool(normalized)}: the policy reads observations "
+                          f"as it was trained; resume with the same value")
     if old.get("algorithm") != cfg.get("algorithm"):
         warnings.warn("--resume: the algorithm section differs from the checkpoint's; the saved model's "
                       "hyperparameters are kept", UserWarning, stacklevel=3)

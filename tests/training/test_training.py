@@ -83,6 +83,12 @@ def test_resume_continues_to_the_new_total(toy_registry, tmp_path):
     assert len((second.checkpoint_dir / "curve.csv").read_text().splitlines()) > curve1
     with pytest.raises(ConfigError, match="no checkpoint at"):
         train(load_config(raw=toy_config(tmp_path, name="other")), resume=True, **QUIET)
+    # another normalisation is named before anything runs (it had built the workers, then failed naming no key)
+    cfg3 = load_config(raw=toy_config(tmp_path, training={"total_timesteps": 2048, "normalize_observations": False},
+                                      evaluation={"games": 2}))
+    with pytest.raises(ConfigError, match=r"training.normalize_observations is False where the checkpoint was "
+                                          r"trained with True"):
+        train(cfg3, resume=True, **QUIET)
 
 
 class _WeightsAtStart(BaseCallback):
