@@ -299,7 +299,11 @@ def update_metadata(directory: str | Path, **fields: Any) -> dict:
 
 # ---------------------------------------------------------------------- reading and verifying
 def is_checkpoint(directory: str | Path) -> bool:
-    return (Path(directory) / METADATA_FILE).is_file()
+    """Whether ``directory`` holds a checkpoint: its metadata, or the journal of a save interrupted after
+    its files were complete (which a read rolls forward: a first save stopped there had been invisible to
+    ``train --resume``, ``training list`` and a bare directory spec)."""
+    d = Path(directory)
+    return (d / METADATA_FILE).is_file() or (d / SAVING_FILE).is_file()
 
 
 def _is_int(x: Any, low: int = 0) -> bool:
@@ -377,7 +381,7 @@ def read_metadata(directory: str | Path) -> dict:
     meta = loads_json(read_text_file(path, where, CheckpointError), where, CheckpointError)
     if not isinstance(meta, dict) or meta.get("format") != FORMAT:
         raise CheckpointError(f"checkpoint {str(d)!r}: {METADATA_FILE} is not a {FORMAT} metadata file")
-    if meta.get("format_version") != FORMAT_VERSION:
+    if type(meta.get("format_version")) is not int or meta["format_version"] != FORMAT_VERSION:  # (true, 1.0 had passed)
         raise CheckpointError(f"checkpoint {str(d)!r}: metadata format version {meta.get('format_version')!r}, "
                               f"this code reads version {FORMAT_VERSION}")
     missing = [k for k in REQUIRED_FIELDS if k not in meta]
@@ -532,10 +536,14 @@ def read_model_params(path: str | Path, device: str = "cpu", where: str = "check
     name = Path(path).name
     check_archive(path, f"{where}: {name}", CheckpointError)
     try:
-        _, params, _ = load_from_zip_file(path, device=device, load_data=False)
+        with warnings.catch_warnings():  # (torch's multi-line warning about the pickle protocol)
+            warnings.simplefilter("ignore")
+            _, params, _ = load_from_zip_file(path, device=device, load_data=False)
     except Exception as e:  # noqa: BLE001 - torch's weights-only refusal, a bad zip: all a bad file
-        raise CheckpointError(f"{where}: {name} does not load (tensors only): {type(e).__name__}: "
-                              f"{str(e).splitlines()[0] if str(e) else ''}") from e
+        first = str(e).splitlines()[0] if str(e) else ""
+        if "weights_only" in str(e) or "Weights only load failed" in first:  # (torch's advice, to load it unsafely, is not ours)
+            first = "it holds Python objects besides tensors, and nothing in a checkpoint is unpickled"
+        raise CheckpointError(f"{where}: {name} does not load (tensors only): {type(e).__name__}: {first}") from e
     if sorted(params) != sorted(MODEL_PARAMS):
         raise CheckpointError(f"{where}: {name} holds the state dicts {sorted(params)}; allowed: exactly "
                               f"{list(MODEL_PARAMS)}")

@@ -417,12 +417,24 @@ def shipped_checkpoint_dirs(roots: list[Path]) -> dict[Path, Path]:
 
 
 def _unmakeable_dir(target: Path) -> str | None:
-    """Why the directory ``target`` could not be made (a file in its path), or None."""
+    """Why the directory ``target`` could not be made or written (a file in its path, a place this
+    process may not write: a file is made and removed in its nearest existing directory), or None
+    (a read-only place had passed ``--dry-run``, SB3's and RLlib's)."""
+    import tempfile
+
     try:
         blocker = blocking_file(target)
+        if blocker is not None:
+            return f"{target} cannot be made: {blocker} is a file, not a directory"
+        here = Path(target)
+        while not here.exists() and here != here.parent:
+            here = here.parent
+        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=here)
+        os.close(fd)
+        os.unlink(probe)
     except OSError as e:
         return f"{target}: {e.strerror or e}"
-    return None if blocker is None else f"{target} cannot be made: {blocker} is a file, not a directory"
+    return None
 
 
 @contextmanager

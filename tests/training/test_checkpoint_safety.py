@@ -733,3 +733,53 @@ def test_an_interrupted_saves_journal_leading_out_of_the_directory_is_refused_be
         with pytest.raises(CheckpointError, match="is a symlink leading out of the checkpoint directory"):
             read()
     assert sorted(p.name for p in ck.iterdir()) == before and (ck / "metadata.json.saving").is_symlink()
+
+
+def test_a_first_save_stopped_after_its_journal_is_a_checkpoint_and_format_version_is_an_integer(
+        toy_checkpoint, toy_registry, tmp_path):
+    """A first save interrupted after its journal was written (only ``metadata.json.saving`` and the
+    temporaries) was invisible to ``train --resume``, ``training list`` and a bare directory spec;
+    ``format_version: true`` (or 1.0) passed as 1."""
+    ck = _copy(toy_checkpoint, tmp_path / "j")
+    (ck / "metadata.json").rename(ck / "metadata.json.saving")
+    (ck / "model.zip").rename(ck / ckmod._TMP_MODEL)
+    (ck / "actor.npz").rename(ck / ckmod._TMP_ACTOR)
+    assert ckmod.is_checkpoint(ck)
+    assert read_metadata(ck)["format_version"] == ckmod.FORMAT_VERSION  # rolled forward
+    assert (ck / "metadata.json").is_file() and (ck / "model.zip").is_file()
+    for bad in (True, 1.0):
+        other = _copy(toy_checkpoint, tmp_path / f"v{bad}")
+        _rewrite_meta(other, format_version=bad)
+        with pytest.raises(CheckpointError, match="metadata format version"):
+            read_metadata(other)
+
+
+def test_a_pickle_in_a_pth_is_refused_in_our_words_without_torchs_warning(toy_checkpoint, toy_registry, tmp_path,
+                                                                           marker, recwarn):
+    """Torch's multi-line warning preceded the refusal, whose message relayed torch's advice to load
+    the file with ``weights_only=False``."""
+    ck = _copy(toy_checkpoint, tmp_path / "p")
+    plant_in_policy_pth(ck, marker)
+    with pytest.raises(CheckpointError, match="holds Python objects besides tensors, and nothing in a checkpoint "
+                                              "is unpickled") as e:
+        load_checkpoint(ck)
+    assert "weights_only" not in str(e.value) and not marker.exists()
+    assert not [w for w in recwarn if "pickle" in str(w.message).lower()]
+
+
+def test_a_place_the_run_may_not_write_is_refused_before_it_starts(toy_registry, tmp_path, monkeypatch):
+    """A read-only ``output.checkpoints`` or ``output.runs`` passed ``--dry-run`` (SB3's and RLlib's)."""
+    import errno
+    import tempfile
+
+    from envs.core.errors import ConfigError
+    from training.trainer import check_run
+
+    cfg = load_config(raw=toy_config(tmp_path))
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(tempfile, "mkstemp", read_only)
+    with pytest.raises(ConfigError, match=r"output.checkpoints: .*: Read-only file system"):
+        check_run(cfg)
