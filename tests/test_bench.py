@@ -334,3 +334,13 @@ def test_the_baselines_commands_of_its_docstring_run_as_written(capsys):
         argv[argv.index("--games") + 1] = "1"
         assert baselines.main(argv) == 0, line
         assert "| configuration |" in capsys.readouterr().out
+
+
+def test_quick_alone_is_refused_for_it_would_change_nothing(capsys):
+    """``--quick`` without ``--vector`` or ``--training`` was accepted and did nothing (its siblings
+    ``--vector-steps``, ``--workers``, ``--peer-games``, ``--mem-games`` are refused so)."""
+    from envs.bench.cli import main
+
+    with pytest.raises(SystemExit) as e:
+        main(["--quick"])
+    assert e.value.code == 2 and "--quick shortens the --vector and --training measurements" in capsys.readouterr().err

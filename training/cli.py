@@ -203,8 +203,10 @@ def _train_rllib(args, address: str | None) -> int:
     """``train --backend rllib``: the same config checks, then :func:`training.rllib_backend.train_rllib`
     (keys with no RLlib meaning refused before Ray starts)."""
     from training.config import load_config, to_yaml
-    from training.rllib_backend import check_supported, describe, train_rllib
+    from training.rllib_backend import check_address, check_supported, describe, train_rllib
     from training.trainer import check_run, plan_run
+
+    check_address(address)  # (a bad --address was reported as the config file's fault)
 
     def check(c):
         check_supported(c, plan_run(c, resume=args.resume), resume=args.resume, address=address)

@@ -28,9 +28,9 @@ How the config maps:
   rollout), max_grad_norm -> grad_clip (global norm), net_arch/activation -> the
   module's fcnet_hiddens/fcnet_activation (separate actor and critic networks, as SB3's).
   RLlib's KL loss and value clipping, which SB3's PPO does not have, are off.
-* keys with no RLlib meaning here (the self-play pool, ``pretrain``, ``lr_schedule: linear``,
-  ``target_kl``, ``normalize_advantage: false``, ``device`` other than cpu, ``self_play.*``)
-  are refused by :func:`check_supported` before Ray starts.
+* keys with no RLlib meaning here (:data:`UNSUPPORTED`: ``target_kl``, ``normalize_advantage:
+  false``, ``init_from``, ``device`` other than cpu, ``action_sampler`` other than exact,
+  ``worker_timeout_s``) are refused by :func:`check_supported` before Ray starts.
 
 At the end the trained module's actor (actor encoder + pi head) is written as ``actor.npz``
 (:class:`training.actor.NumpyActor`), the whole module's weights as ``rllib_module.npz`` (plain

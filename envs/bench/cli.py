@@ -70,6 +70,9 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
                                    ("--mem-games", args.mem_games, "scaling")):
         if value is not None and not getattr(args, section):  # it was ignored: the measurement it sets was off
             p.error(f"{option} sets the --{section} measurement, which is not on; add --{section} (or --all)")
+    if args.quick and not (args.vector or args.training):  # (it had been accepted and done nothing)
+        p.error("--quick shortens the --vector and --training measurements, neither of which is on; add one "
+                "(or --all)")
     if args.mem_games is None:
         args.mem_games = 1000
     if args.vector_steps is None:

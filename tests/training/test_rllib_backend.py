@@ -432,3 +432,15 @@ def test_a_cooperative_minibatch_is_bounded_by_the_train_batch_rllib_compares_it
     built = build_config(cfg, plan, [], 0)
     assert built.minibatch_size == cfg["algorithm"]["n_steps"] == built.train_batch_size_per_learner
     built.validate()  # RLlib's own check, which build_algo failed on
+
+
+def test_a_bad_address_is_named_as_the_commands_not_the_configs(capsys):
+    """``--address foo`` was reported as ``error: configs/...yaml: --address 'foo' is not allowed``."""
+    from pathlib import Path
+
+    from training.cli import main
+
+    config = Path(__file__).resolve().parents[2] / "configs" / "frying_master_rllib.yaml"
+    assert main(["train", "--backend", "rllib", "--dry-run", "--config", str(config), "--address", "foo"]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("error: --address 'foo' is not allowed; allowed:"), err
