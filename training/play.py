@@ -235,13 +235,14 @@ def play_game(env: Any, humans: HumanSeats, policies: Mapping[str, Any], seed: i
     reason = "stopped"
     try:
         while env.agents and (max_steps is None or steps < max_steps):
+            # the other seats first, then the person's clock starts: a slow policy (a text agent of 1.5 s)
+            # had used up the person's whole window, every tick
+            chosen = {a: int(policies[a].act(obs[a], a, env)) for a in env.agents if a not in humans.agents}
             deadline = time.monotonic() + raw.seconds_per_tick if humans.wall_clock else None
-            joint = {}
             for a in env.agents:
                 if a in humans.agents:
-                    joint[a] = humans.ask(env, a, deadline)
-                else:
-                    joint[a] = int(policies[a].act(obs[a], a, env))
+                    chosen[a] = humans.ask(env, a, deadline)
+            joint = {a: chosen[a] for a in env.agents}
             if deadline is not None:
                 time.sleep(max(0.0, deadline - time.monotonic()))
             result = env.step(joint)

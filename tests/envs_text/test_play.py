@@ -395,3 +395,38 @@ def test_a_failing_policy_leaves_the_game_saved_as_stopped_and_ctrl_c_is_one_lin
     assert cli.main(["list"]) == 130
     err = capsys.readouterr().err
     assert err.strip() == "interrupted (Ctrl-C)" and "Traceback" not in err
+
+
+def test_the_persons_clock_starts_after_the_other_seats_have_chosen():
+    """With a slow policy in a seat asked before the person's (a text agent of 1.5 s) and 1 s ticks, the
+    person's window had been used up before their decision was shown, every tick: the deadline was set
+    before the other seats were asked. Now it is set once they have chosen."""
+    from training.play import HumanSeats, play_game
+
+    env_id = next(e for e in REALTIME if e.startswith("frying"))
+    env = EnvSpec.resolve(env_id, {"seconds_per_tick": 0.25}).make()
+    person = env.possible_agents[1]  # (the other seat comes first in seat order)
+    events: list[tuple] = []
+
+    class Slow:
+        def reset(self, seed=None):
+            pass
+
+        def act(self, obs, agent, env=None):
+            events.append(("policy", time.monotonic()))
+            return int(obs["action_mask"].nonzero()[0][0])
+
+    class Person(HumanSeats):
+        def ask(self, env, agent, deadline):
+            events.append(("person", deadline))
+            legal = legal_actions(env, agent)
+            return legal[0][0]
+
+    play_game(env, Person([person], None, lambda s: None, wall_clock=True, seconds_per_tick=0.25),
+              {a: Slow() for a in env.possible_agents if a != person}, seed=0, write=lambda s: None, max_steps=3)
+    others = len(env.possible_agents) - 1
+    assert [k for k, _ in events] == (["policy"] * others + ["person"]) * 3, events
+    for tick in range(3):
+        block = events[tick * (others + 1):(tick + 1) * (others + 1)]
+        deadline, chosen_at = block[-1][1], max(t for _, t in block[:-1])
+        assert deadline - 0.25 >= chosen_at  # the window opens after the other seats have chosen
