@@ -28,7 +28,9 @@ from envs.core.errors import ConfigError
 from envs.core import inputs
 from envs.core.inputs import MAX_GAMES, check_yaml_size, quoted, read_text_file
 
+from training.copies import REWARD_MODES
 from training.policies import spec_checker
+from training.seating import ROTATIONS
 from training.schema import (AnyMapping, Either, Flag, Key, ListOf, MapOf, Number, OneOf, Section, Text)
 
 DEFAULT_CONFIG_RESOURCE = "default.yaml"
@@ -85,7 +87,7 @@ SCHEMA = Section("config", {
                                 "seconds a worker process may take to answer one step or reset before it is stopped "
                                 "and the run ends with an error naming it (null: no limit; the SB3 backend's bridge)"),
         "normalize_observations": Key(Flag(), True, "rescale observations to [0, 1] by the env's declared bounds"),
-        "reward": Key(OneOf(("auto", "team", "own")), "auto",
+        "reward": Key(OneOf(("auto", *REWARD_MODES)), "auto",
                       "team: mean of every seat's reward; own: the seat's reward; auto: team if cooperative else own"),
         "reward_scale": Key(Number(low=0, low_exclusive=True), 1.0, "multiplies the env reward"),
         "win_bonus": Key(Number(), 0.0, "added at a terminal end, times the seat's win share"),
@@ -128,7 +130,7 @@ SCHEMA = Section("config", {
     "seats": Key(Section("seats", {
         "learners": Key(Either((OneOf(("auto", "all")), Number(integer=True, low=1))), "auto",
                         "learner seats per game: all, a number, or auto (all if cooperative, else 1)"),
-        "rotation": Key(OneOf(("cycle", "random")), "cycle", "how the learner's seat changes from episode to episode"),
+        "rotation": Key(OneOf(ROTATIONS), "cycle", "how the learner's seat changes from episode to episode"),
         "others": Key(MapOf(Number(low=0), key_description="'pool' or a policy spec", key_check=_others_key),
                       {"pool": 0.6, "heuristic": 0.2, "random": 0.2},
                       "weights of who plays each non-learner seat (drawn per seat per episode)"),

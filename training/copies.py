@@ -21,7 +21,7 @@ from typing import Any
 
 import numpy as np
 
-from envs.core.inputs import shown
+from envs.core.inputs import checked_number, shown
 from envs.core.policy import Policy
 from envs.vector import BatchedEnv
 
@@ -29,11 +29,11 @@ from training.actor import NumpyActor
 from training.envspec import EnvSpec
 from training.obs import SeatEncoder
 from training.policies import ActorPolicy, make_policy
-from training.seating import SeatingRule, checked_number
+from training.seating import SeatingRule
 
 POOL = "pool"
 #: :class:`RewardRule`'s modes
-REWARD_MODES = ("own", "team")
+REWARD_MODES = ("team", "own")
 
 
 @dataclass(frozen=True)

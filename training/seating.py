@@ -23,30 +23,13 @@ worker processes.
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass, field
 
 import numpy as np
 
-from envs.core.inputs import checked_int, shown
+from envs.core.inputs import checked_int, checked_number, shown
 
 ROTATIONS = ("cycle", "random")
-
-
-def checked_number(value, name: str, low: float | None = None, high: float | None = None,
-                   low_exclusive: bool = False) -> float:
-    """A finite real number (not a bool) in the range, else a ``ValueError`` naming it and what is allowed."""
-    ok = isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_)) \
-        and math.isfinite(value)
-    if ok and low is not None:
-        ok = value > low if low_exclusive else value >= low
-    if ok and high is not None:
-        ok = value <= high
-    if not ok:
-        lo = "" if low is None else (f" > {low}" if low_exclusive else f" >= {low}")
-        hi = "" if high is None else f"{' and' if lo else ''} <= {high}"
-        raise ValueError(f"{name}={shown(value)} is not allowed; allowed: a finite number{lo}{hi}")
-    return float(value)
 
 
 @dataclass(frozen=True)

@@ -21,8 +21,8 @@ from __future__ import annotations
 
 import csv
 import itertools
-import math
 import json
+import math
 import os
 import shutil
 import time
@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from envs.core.errors import ConfigError, KitchenArenaError
-from envs.core.inputs import blocking_file, shown
+from envs.core.inputs import blocking_file, check_writable, shown
 
 from training import checkpoints as ck
 from training.callbacks import (EpisodeStatsCallback, InterruptCallback, PeriodicSaveCallback, SelfPlayCallback,
@@ -420,18 +420,11 @@ def _unmakeable_dir(target: Path) -> str | None:
     """Why the directory ``target`` could not be made or written (a file in its path, a place this
     process may not write: a file is made and removed in its nearest existing directory), or None
     (a read-only place had passed ``--dry-run``, SB3's and RLlib's)."""
-    import tempfile
-
     try:
         blocker = blocking_file(target)
         if blocker is not None:
             return f"{target} cannot be made: {blocker} is a file, not a directory"
-        here = Path(target)
-        while not here.exists() and here != here.parent:
-            here = here.parent
-        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=here)
-        os.close(fd)
-        os.unlink(probe)
+        check_writable(target)
     except OSError as e:
         return f"{target}: {e.strerror or e}"
     return None

@@ -38,12 +38,12 @@ from __future__ import annotations
 
 import argparse
 import io
-import os
-import tempfile
 import json
 import math
+import os
 import reprlib
 import sys
+import tempfile
 import zipfile
 from pathlib import Path
 from typing import Any, Callable
@@ -103,6 +103,26 @@ def checked_int(value: Any, name: str, low: int, high: int | None = None, allow_
         allowed = f"an integer >= {low}" + (f" and <= {high:,}" if high is not None else "")
         raise ValueError(f"{name}={shown(value)} is not allowed; allowed: {allowed}" + (" or None" if allow_none else ""))
     return int(value)
+
+
+def checked_number(value: Any, name: str, low: float | None = None, high: float | None = None,
+                   low_exclusive: bool = False) -> float:
+    """A real-number argument of a Python API, checked: finite, not a bool, in the range (``low``
+    excluded with ``low_exclusive``), else ``ValueError`` naming it and what is allowed."""
+    try:
+        ok = (isinstance(value, (int, float, np.integer, np.floating)) and not isinstance(value, (bool, np.bool_))
+              and math.isfinite(value))
+    except OverflowError:  # an integer past a float's range
+        ok = False
+    if ok and low is not None:
+        ok = value > low if low_exclusive else value >= low
+    if ok and high is not None:
+        ok = value <= high
+    if not ok:
+        lo = "" if low is None else (f" > {low}" if low_exclusive else f" >= {low}")
+        hi = "" if high is None else f"{' and' if lo else ''} <= {high}"
+        raise ValueError(f"{name}={shown(value)} is not allowed; allowed: a finite number{lo}{hi}")
+    return float(value)
 
 
 def checked_games(value: Any, name: str = "games") -> int:
@@ -245,15 +265,22 @@ def output_file_problem(target: str, flag: str, parents_made: bool = False) -> s
             return f"{flag} {quoted(target)}: {quoted(blocker)} is a file, not a directory"
         if p.exists() and not os.access(p, os.W_OK):
             return f"{flag} {quoted(target)}: the file cannot be written (no permission)"
-        here = p.parent
-        while not here.exists() and here != here.parent:  # the nearest directory that exists: it is written first
-            here = here.parent
-        fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=here)  # (a measurement had run, then failed)
-        os.close(fd)
-        os.unlink(probe)
+        check_writable(p.parent)  # (a measurement had run, then failed to write)
     except OSError as e:
         return f"{flag} {quoted(target)}: {e.strerror or e}"
     return None
+
+
+def check_writable(directory: str | Path) -> None:
+    """``OSError`` if this process may not write in ``directory``, or in its nearest existing ancestor
+    where it does not exist yet (read-only, no permission): a file is made there and removed, which
+    is the one sure test (``os.access`` says yes to root on a read-only mount of some systems)."""
+    here = Path(directory)
+    while not here.exists() and here != here.parent:
+        here = here.parent
+    fd, probe = tempfile.mkstemp(prefix=".write-check-", dir=here)
+    os.close(fd)
+    os.unlink(probe)
 
 
 def blocking_file(directory: str | Path) -> Path | None:

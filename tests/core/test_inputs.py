@@ -6,6 +6,7 @@ out of memory or time."""
 from __future__ import annotations
 
 import io
+import re
 import json
 import struct
 import zipfile
@@ -286,3 +287,14 @@ def test_an_output_file_is_checked_writable_before_any_work_and_a_late_failure_i
     assert run_main(interrupted) == 130 and run_main(refused) == 2 and run_main(lambda: 0) == 0
     err = capsys.readouterr().err.splitlines()
     assert err == ["interrupted (Ctrl-C)", "error: Read-only file system: '/ro/x.json'"]
+
+
+def test_checked_number_names_what_is_allowed_for_every_bad_value():
+    from envs.core.inputs import checked_number
+
+    assert checked_number(2, "x", 0, 5) == 2.0 and checked_number(np.float32(0.5), "x", 0, 1) == 0.5
+    for bad, says in ((True, "x=True"), (float("nan"), "x=nan"), (10 ** 400, "x=1000"), ("1", "x='1'"), (0, "x=0"),
+                      (6, "x=6")):
+        with pytest.raises(ValueError, match=rf"{re.escape(says)}.* is not allowed; allowed: a finite number > 0 "
+                                             r"and <= 5"):
+            checked_number(bad, "x", 0, 5, low_exclusive=True)

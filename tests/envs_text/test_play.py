@@ -343,9 +343,19 @@ def test_what_play_and_watch_print_shows_escape_sequences_as_text(tmp_path):
 
     assert printable("a\x1b[2Jb\x07") == "a\\x1b[2Jb\\x07" and printable("plain text") == "plain text"
     assert terminal_text("line\x1b]0;T\x07\nnext") == "line\\x1b]0;T\\x07\nnext"
+    import shutil
+    import warnings
+
+    root = Path(__file__).resolve().parents[2]
+    odd = tmp_path / "fm\x1b[2J\x1b]0;PWN\x07" / "main"  # a checkpoint whose path holds escape sequences
+    shutil.copytree(root / "checkpoints" / "frying_master" / "main", odd)
     out: list[str] = []
-    watch(EnvSpec.resolve(IDS[0]), ["heuristic"], seed=0, max_steps=1, out=out.append, clear=False)
-    assert out and not any("\x1b" in s for s in out)
+    with warnings.catch_warnings():  # (the checkpoint's trained options differ from the env's: a warning)
+        warnings.simplefilter("ignore")
+        watch(EnvSpec.resolve("frying_master_v1", {"players": 2}), [f"checkpoint:{odd}", "heuristic"], seed=0,
+              max_steps=1, out=out.append, clear=False)
+    text = "\n".join(out)
+    assert "\\x1b[2J\\x1b]0;PWN\\x07/main" in text and "\x1b" not in text
     from training.replay import Recorder, validate
 
     spec = EnvSpec.resolve(IDS[1])

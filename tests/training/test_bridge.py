@@ -294,7 +294,7 @@ def test_a_closed_or_broken_bridge_answers_no_masks_seeds_or_attributes(toy_regi
     (lambda: SeatingRule(1, others={3: 1.0}), r"others key 3 is not allowed"),
     (lambda: SeatingRule(1, pool_size=0), r"pool_size=0 is not allowed"),
     (lambda: SeatingRule(1, latest_weight=1.5), r"latest_weight=1.5 is not allowed; allowed: a finite number >= 0 and <= 1"),
-    (lambda: RewardRule("nosuch"), r"RewardRule.mode='nosuch' is not allowed; allowed: one of \('own', 'team'\)"),
+    (lambda: RewardRule("nosuch"), r"RewardRule.mode='nosuch' is not allowed; allowed: one of \('team', 'own'\)"),
     (lambda: RewardRule("own", float("nan")), r"RewardRule.scale=nan is not allowed; allowed: a finite number > 0"),
     (lambda: RewardRule("own", 0.0), r"RewardRule.scale=0.0 is not allowed"),
     (lambda: RewardRule("own", 1.0, win_bonus=float("inf")), r"RewardRule.win_bonus=inf is not allowed"),
