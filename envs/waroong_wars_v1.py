@@ -16,7 +16,7 @@ from envs.core.api import make_entry_points
 from envs.waroong_wars.cards import load_catalog
 from envs.waroong_wars.env import WaroongWarsAECEnv, WaroongWarsEnv, max_steps_bound
 from envs.waroong_wars.heuristic import HeuristicPolicy
-from envs.waroong_wars.options import GAME_OPTIONS, PLAYER_COUNTS, valid_variant_combinations
+from envs.waroong_wars.options import PLAYER_COUNTS, check_variants, valid_variant_combinations
 
 raw_env = WaroongWarsEnv
 env, parallel_env = make_entry_points(raw_env, WaroongWarsAECEnv)
@@ -29,8 +29,11 @@ DOC_CONFIGURATION = {"players": 4}
 
 
 def max_episode_steps(**kwargs: Any) -> int:
-    """Upper bound on the steps of a game played with legal actions (see ``max_steps_bound``)."""
-    cfg = GAME_OPTIONS.resolve({k: v for k, v in kwargs.items() if k in GAME_OPTIONS.names()})
+    """Upper bound on the steps of a game played with legal actions (see ``max_steps_bound``), for
+    the env these options make (options the env refuses, a misspelt one or a variant combination it
+    does not allow, are refused here with the same ``ConfigError``)."""
+    cfg = raw_env.config_spec().resolve(kwargs)
+    check_variants(cfg)
     players = int(cfg["players"])
     return max_steps_bound(players, int(cfg["round_limit"]), load_catalog().components["menu_deck_size"][players])
 

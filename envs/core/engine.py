@@ -33,6 +33,7 @@ import numpy as np
 
 from envs.core.config import ConfigSpec
 from envs.core.errors import ActionFormatError, ConfigError, IllegalActionError, SnapshotError
+from envs.core.inputs import shown
 from envs.core.inputs import loads_json, shown
 from envs.core.seeding import make_rng, rng_from_dict, rng_to_dict
 from envs.core.tables import ActionTable
@@ -236,13 +237,16 @@ class GameEngine(ABC):
         if len(joint) != len(live) or not all(a in joint for a in live):  # else: exactly the live agents
             unknown = [a for a in joint if a not in self.agents]
             if unknown:
-                raise IllegalActionError(str(unknown[0]), joint[unknown[0]], "?", f"no such agent; agents are {list(self.agents)}")
+                raise IllegalActionError(unknown[0], joint[unknown[0]], "?", f"no such agent; agents are {list(self.agents)}")
             missing = [a for a in live if a not in joint]
             if missing:
+                wait = self.default_action(missing[0])  # noop, or where noop is illegal the game's default
                 raise IllegalActionError(
                     missing[0], None, "-",
-                    f"every live agent must submit an action each tick (missing: {missing}); use {NOOP} (noop) to wait"
-                )
+                    f"every live agent must submit an action each tick (missing: {missing}); "
+                    + (f"use {NOOP} (noop) to wait" if wait == NOOP else f"noop is not legal now (its default: {wait}, "
+                                                                          f"{self.actions.name(wait)})"),
+                    self.actions.names(self.legal_actions(missing[0])))
         clean: dict[str, int] = {}
         replaced: dict[str, str] = {}
         for agent in live:
@@ -267,7 +271,7 @@ class GameEngine(ABC):
                 a = self.check_action_type(agent, raw)
             except IllegalActionError:
                 if illegal_action == "noop":
-                    return self.default_action(agent), f"action {raw!r} is not an integer in 0..{n - 1}"
+                    return self.default_action(agent), f"action {shown(raw)} is not an integer in 0..{n - 1}"
                 raise
         if not self.action_mask(agent)[a]:
             reason = self.why_illegal(agent, a)

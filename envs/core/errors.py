@@ -10,6 +10,11 @@ from __future__ import annotations
 from envs.core.inputs import shown as _shown
 
 
+def _short(name: object) -> object:
+    """An agent's name for a message: a plain short string as it is, anything else as :func:`shown`."""
+    return name if isinstance(name, str) and len(name) <= 100 and name.isprintable() else _shown(name)
+
+
 _UNSET = object()
 
 
@@ -51,7 +56,10 @@ class IllegalActionError(KitchenArenaError):
         shown = ", ".join(self.legal[:12])
         if len(self.legal) > 12:
             shown += f", ... ({len(self.legal)} legal in all)"
-        msg = f"illegal action for {agent}: {action} ({action_name}): {reason}"
+        # an action straight from a caller may be anything (an integer of 5,000 digits, a string of a
+        # million characters, a list nested 100,000 deep): shown short, and never failing
+        what = action if isinstance(action, str) and action in ("-", "?") else _shown(action)
+        msg = f"illegal action for {_short(agent)}: {what} ({action_name}): {reason}"
         if legal is not None:
             msg += f". Legal now: [{shown}]"
         self._legal_arg = None if legal is None else list(legal)

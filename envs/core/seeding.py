@@ -12,13 +12,14 @@ from typing import Any
 import numpy as np
 
 from envs.core.errors import SnapshotError
+from envs.core.inputs import shown
 
 
 def make_rng(seed: int | None) -> np.random.Generator:
     """A PCG64 generator; ``None`` draws fresh entropy from the OS."""
     if seed is not None:
         if isinstance(seed, bool) or not isinstance(seed, (int, np.integer)) or seed < 0:
-            raise ValueError(f"seed must be a non-negative integer or None, got {seed!r}")
+            raise ValueError(f"seed must be a non-negative integer or None, got {shown(seed)}")
         seed = int(seed)
     return np.random.Generator(np.random.PCG64(seed))
 
@@ -31,7 +32,7 @@ def rng_to_dict(rng: np.random.Generator) -> dict[str, Any]:
 def rng_from_dict(state: dict[str, Any]) -> np.random.Generator:
     """Rebuild a generator from :func:`rng_to_dict` output."""
     if not isinstance(state, dict) or state.get("bit_generator") != "PCG64":
-        raise SnapshotError(f"rng state must be a PCG64 state dict, got {state!r:.80}")
+        raise SnapshotError(f"rng state must be a PCG64 state dict, got {shown(state, 80)}")
     _check_pcg64(state)
     g = np.random.Generator(np.random.PCG64())
     try:

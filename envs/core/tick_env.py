@@ -62,7 +62,9 @@ CORE_OPTIONS = ConfigSpec(
                "'noop': it is replaced by the game's default legal action (noop wherever noop is legal) and flagged in "
                "infos (for training code that samples without masks)",
                choices=("raise", "noop")),
-        Option("max_ticks", None, "truncate the episode after this many steps (None: the game's documented default)",
+        Option("max_ticks", None, ("truncate the episode when the game's tick reaches this many: after this many steps of a game "
+                "dealt by reset, after max_ticks - t of one restored from a snapshot at tick t "
+                "(None: the game's documented default)"),
                kind="int", low=1, allow_none=True),
         Option("max_cycles", None, "PettingZoo's name for max_ticks (one AEC cycle is one tick); give either, or both equal",
                kind="int", low=1, allow_none=True),
@@ -141,6 +143,18 @@ class TickParallelEnv(ParallelEnv):
         self.engine: GameEngine | None = None
         self._last_step: tuple | None = None  # (joint, replaced, result, over) of the last step
 
+    @property
+    def observation_spaces(self) -> dict[str, spaces.Dict]:
+        """Every agent's observation space (PettingZoo's ``ParallelEnv`` attribute; a new dict
+        of the same space objects that ``observation_space(agent)`` returns)."""
+        return dict(self._obs_spaces)
+
+    @property
+    def action_spaces(self) -> dict[str, spaces.Discrete]:
+        """Every agent's action space (PettingZoo's ``ParallelEnv`` attribute; a new dict of the
+        same space objects that ``action_space(agent)`` returns)."""
+        return dict(self._act_spaces)
+
     # ------------------------------------------------------------------ pickle / copy
     def __getstate__(self) -> dict:
         """An env pickles (and deep-copies) as its constructor options plus the engine's JSON
@@ -208,15 +222,19 @@ class TickParallelEnv(ParallelEnv):
             rng = self.engine.rng
         else:
             rng = make_rng(None)
+        # the warnings come before the game changes: under warnings-as-errors a refused reset
+        # leaves the env as it was
+        unknown = [k for k in options if k != "snapshot"]
+        if unknown:
+            keys = ", ".join(shown(k) for k in unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+            logger.warn(f"{self.metadata['name']}.reset: ignoring unknown options {keys}; known: ['snapshot']")
+        if "snapshot" in options and seed is not None:
+            logger.warn(f"{self.metadata['name']}.reset: seed={shown(seed)} ignored: a snapshot carries its own "
+                        "generator (give a seed or a snapshot)")
         if "snapshot" in options:
-            self.restore(options.pop("snapshot"), in_progress=True)
-            if seed is not None:
-                logger.warn(f"{self.metadata['name']}.reset: seed={seed!r} ignored: a snapshot carries its own "
-                            "generator (give a seed or a snapshot)")
+            self.restore(options["snapshot"], in_progress=True)
         else:
             self.engine = self.engine_cls(self.engine_config, rng)
-        if options:
-            logger.warn(f"{self.metadata['name']}.reset: ignoring unknown options {sorted(options)}; known: ['snapshot']")
         self._last_step = None
         self.agents = self.engine.live_agents()
         obs = {a: self._observe(a) for a in self.agents}
