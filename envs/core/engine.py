@@ -371,8 +371,8 @@ class GameEngine(ABC):
         obj = cls.__new__(cls)
         try:
             rng = rng_from_dict(snapshot["rng"])
-        except SnapshotError:
-            raise
+        except SnapshotError as e:
+            raise SnapshotError(f"snapshot field rng: {e}") from None
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError) as e:
             raise SnapshotError(f"snapshot field rng: not a generator state this engine can load "
                                 f"({type(e).__name__}: {shown(str(e), 120)})") from e

@@ -50,7 +50,7 @@ from envs.core.encoding import Encoder
 from envs.core.engine import GameEngine
 from envs.core.errors import ActionFormatError, ConfigError, SnapshotError
 from envs.core.inputs import shown
-from envs.core.seeding import make_rng
+from envs.core.seeding import copy_rng, make_rng
 
 CORE_OPTIONS = ConfigSpec(
     "core",
@@ -164,6 +164,9 @@ class TickParallelEnv(ParallelEnv):
             "snapshot": None if self.engine is None else self.engine.to_dict(),
             "agents": list(self.agents),
             "last_step": self._last_step,
+            # the spaces too: a space seeded by the user (``action_space(a).seed(s)``) carries on
+            # drawing in the copy as in the original
+            "spaces": (self._obs_spaces, self._act_spaces, self.state_space),
         }
 
     def __setstate__(self, state: dict) -> None:
@@ -172,6 +175,8 @@ class TickParallelEnv(ParallelEnv):
             self.engine = self.engine_cls.from_dict(state["snapshot"])
         self.agents = list(state["agents"])
         self._last_step = state["last_step"]
+        if "spaces" in state:
+            self._obs_spaces, self._act_spaces, self.state_space = state["spaces"]
 
     @property
     def _last_result(self):
@@ -218,8 +223,8 @@ class TickParallelEnv(ParallelEnv):
         options = dict(options or {})
         if seed is not None:
             rng = make_rng(seed)
-        elif self.engine is not None:
-            rng = self.engine.rng
+        elif self.engine is not None:  # the stream carries on, in a generator of the new game's own
+            rng = copy_rng(self.engine.rng)
         else:
             rng = make_rng(None)
         # the warnings come before the game changes: under warnings-as-errors a refused reset
@@ -315,8 +320,8 @@ class TickParallelEnv(ParallelEnv):
         for a, act in joint.items():
             d = {"action_name": names[act], "blocked_reason": result.blocked.get(a, ""),
                  "illegal_reason": replaced.get(a, "")}
-            if a in result.info:
-                d.update(result.info[a])
+            if a in result.info:  # (a copy: an info the caller edits must not edit the env's record)
+                d.update(copy.deepcopy(result.info[a]))
             if over:  # (as this agent can know it: a truncation before the game's end shows no hidden card)
                 d["outcome"] = self.engine.outcome_seen_by(a)
             out[a] = d
@@ -330,8 +335,8 @@ class TickParallelEnv(ParallelEnv):
 
     def _observe(self, agent: str) -> dict[str, np.ndarray]:
         mask = self.engine.action_mask(agent).copy()
-        if not self.agents and self._last_step is not None and self._last_step[3]:
-            mask[0] = 1  # after the episode's end (a truncation too) noop stays legal
+        if not self.agents:
+            mask[0] = 1  # after the episode's end (a truncation too, and a finished game restored) noop stays legal
         return {"observation": self.encoder.observe(self.engine, agent), "action_mask": mask}
 
     def observe(self, agent: str) -> dict[str, np.ndarray]:

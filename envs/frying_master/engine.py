@@ -74,6 +74,13 @@ class FryingMasterEngine(TickEngine):
     def action_table(cls, config: Mapping[str, Any]) -> ActionTable:
         return build_action_table(table_spatulas(config))
 
+    def __setstate__(self, state: dict) -> None:
+        """A copy made by ``copy.deepcopy`` or ``pickle`` is a game of its own: a fresh ``_uid``, so
+        that an encoder's buffer kept for the original (keyed by id, uid and version) is never
+        served for the copy, which CPython may place at the address of a freed engine."""
+        self.__dict__.update(state)
+        self._uid = next(_UIDS)
+
     def _init_common(self, config: dict, rng: np.random.Generator, tick: int) -> None:
         super()._init_common(config, rng, tick)
         self.cat = catalog()
