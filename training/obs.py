@@ -30,6 +30,8 @@ from collections.abc import Mapping
 import numpy as np
 from gymnasium import spaces
 
+from envs.core.inputs import shown
+
 
 class SeatEncoder:
     """Encodes one env's observations for any of its seats."""
@@ -88,11 +90,20 @@ class SeatEncoder:
         if agent not in self.seat_of:
             raise ValueError(f"{where}: unknown agent {agent!r}; allowed: one of {self.agents}")
         x = self._entry(obs, "observation", self.obs_dim, where)
-        return self.encode(x, self.seat_of[agent])
+        out = self.encode(x, self.seat_of[agent])
+        if not np.isfinite(out).all():
+            raise ValueError(f"{where}: observation holds a value that is not a finite number (NaN, an infinity, "
+                             f"or one past float32's range); allowed: the env's observation, finite numbers")
+        return out
 
     def mask_of(self, obs: dict, where: str = "encoder") -> np.ndarray:
         """``obs["action_mask"]`` as a boolean vector of the env's number of actions."""
-        return self._entry(obs, "action_mask", self.n_actions, where).astype(bool)
+        m = self._entry(obs, "action_mask", self.n_actions, where)
+        if m.dtype != np.bool_ and (not np.issubdtype(m.dtype, np.number) or ((m != 0) & (m != 1)).any()):
+            bad = m[(m != 0) & (m != 1)][:3].tolist() if np.issubdtype(m.dtype, np.number) else m.dtype
+            raise ValueError(f"{where}: action_mask holds {shown(bad, 60)}; allowed: 0 and 1 (or booleans), one "
+                             f"entry per action, 1 where the action is legal")
+        return m.astype(bool)
 
     def _entry(self, obs: dict, key: str, size: int, where: str) -> np.ndarray:
         if not isinstance(obs, Mapping) or key not in obs:

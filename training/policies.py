@@ -543,6 +543,10 @@ def load_policy(directory: str | os.PathLike, env: Any = None, *, deterministic:
         env_spec = env
     else:
         raise TypeError(f"load_policy: env must be an EnvSpec, an env id or None, not {type(env).__name__}")
+    for name, value in (("deterministic", deterministic), ("strict", strict)):
+        if not isinstance(value, (bool, np.bool_)):  # bool("false") is True
+            raise TypeError(f"load_policy: {name}={shown(value, 60)} (a {type(value).__name__}) is not allowed; "
+                            f"allowed: True or False")
     spec = PolicySpec("checkpoint", str(directory), {"deterministic": bool(deterministic), "strict": bool(strict)},
                       text=f"checkpoint:{directory}")
     pol = load_checkpoint_policy(spec, env_spec)

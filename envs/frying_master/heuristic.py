@@ -86,7 +86,12 @@ class HeuristicPolicy(Policy):
         mask = observation["action_mask"]
         if mask[action]:
             return action
-        return NOOP if mask[NOOP] else int(np.flatnonzero(mask)[0])
+        if mask[NOOP]:
+            return NOOP
+        legal = np.flatnonzero(mask)
+        if legal.size == 0:
+            raise ValueError(f"{agent} has no legal action")
+        return int(legal[0])
 
 
 def decide(view: PublicView) -> int:

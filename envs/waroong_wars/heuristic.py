@@ -38,6 +38,19 @@ from envs.waroong_wars.rules.variants import slots_for
 _ARRAY_FROM = 3  # menus from which the array form is faster than the reference's loops
 _TABLES_KEPT = 128  # set tables kept (a display's tables serve a whole round, for every seat and policy)
 _VALUES_KEPT = 1024  # draft values kept per set table
+_MEMORIES_KEPT = 256  # (seat, table) memories of this round's picks kept by one policy
+
+
+def _table_key(view: PublicView) -> tuple:
+    """Which table and round a memory of the seat's own picks belongs to, read from what the whole
+    table sees and nothing changes while a round's Shopping lasts (the round, the menus on display,
+    the characters, scores, piles, tokens, customers and supplies). A copy of the game (deep copy,
+    pickle, snapshot) has the same key, so a policy copied with it remembers on; another table has
+    another, so one policy serves several tables. (Two tables of one seed whose drafts part ways
+    with the same public record would share one: a policy per table keeps them apart.)"""
+    return (view.round, view.display, view.characters, view.public_scores, view.first, view.menu_deck_left,
+            view.piles, view.tokens, view.go_boy, view.customer_counts, view.customer_deck_size,
+            view.customer_discard, view.token_supply, view.go_boy_supply)
 
 #: The set tables of every policy in this process (:meth:`HeuristicPolicy._sets_table`), by (menus, own pile,
 #: powers): a table and its memos depend on nothing else (the catalog is ``load_catalog()``'s one), so the
@@ -128,7 +141,10 @@ class HeuristicPolicy(Policy):
         self.cat = load_catalog()
         self.tukang_kinds = [self.cat.tukang_for(c) for c in range(5)]
         self.kind = {k.ability: k.index for k in self.cat.customers}
-        self._memory: dict[str, tuple[Any, list[int]]] = {}
+        # (agent, the table's key of this round: _table_key) -> the seat's picks this round; and per
+        # agent the key of its last pick (overruled_by_search corrects that one)
+        self._memory: dict[tuple[str, tuple], list[int]] = {}
+        self._last_key: dict[str, tuple] = {}
 
     @property
     def forced_moves_free(self) -> bool:
@@ -138,6 +154,7 @@ class HeuristicPolicy(Policy):
 
     def reset(self, seed: int | None = None) -> None:
         self._memory.clear()
+        self._last_key.clear()
 
     def overruled_by_search(self, agent: str, chosen: int, played: int) -> None:
         """The search player whose table policy it is played ``played`` over the pick ``chosen`` it
@@ -146,19 +163,20 @@ class HeuristicPolicy(Policy):
         reckoned with a hand the seat did not hold.) As a DAgger teacher it keeps its own picks
         (``overruled`` is not overridden), as the shipped runs were cloned; ``recall=world`` reads
         the seat's real hand there."""
-        mem = self._memory.get(agent)
+        key = (agent, self._last_key.get(agent))
+        mem = self._memory.get(key)
         if mem is None or chosen == played or not self._is_pick(chosen):
             return
         pick0 = action_index(3).pick0
-        hand = list(mem[1])
+        hand = list(mem)
         if hand[chosen - pick0] <= 0:  # not the pick it remembered: nothing to correct
             return
         hand[chosen - pick0] -= 1
         if not self._is_pick(played):  # (no card taken: the count no longer matches, so it is forgotten)
-            del self._memory[agent]
+            del self._memory[key]
             return
         hand[played - pick0] += 1
-        self._memory[agent] = (mem[0], hand)
+        self._memory[key] = hand
 
     # ------------------------------------------------------------------ entry
     def act(self, observation: dict[str, np.ndarray], agent: str, env: Any = None) -> int:
@@ -172,7 +190,7 @@ class HeuristicPolicy(Policy):
         ix = action_index(view.n)
         legal_set = set(int(a) for a in legal)
         if view.phase == "draft":
-            return self._pick(view, legal_set, ix, agent, id(eng), self._world_hand(eng, view))
+            return self._pick(view, legal_set, ix, agent, self._world_hand(eng, view))
         if view.pending is not None:
             if view.pending["kind"] == "extra":
                 return ix.extra0 + 1 if ix.extra0 + 1 in legal_set else ix.extra0
@@ -321,29 +339,33 @@ class HeuristicPolicy(Policy):
         return best, best_set
 
     # ------------------------------------------------------------------ shopping
-    def _pick(self, view: PublicView, legal: set[int], ix, agent: str, game: int,
-              world: list[int] | None = None) -> int:
-        hand = self._known_hand(view, agent, game, world)
+    def _pick(self, view: PublicView, legal: set[int], ix, agent: str, world: list[int] | None = None) -> int:
+        hand = self._known_hand(view, agent, world)
         best, best_a = -1.0, None
         for a, v in self._pick_scores(view, legal, ix, hand):
             if v > best:
                 best, best_a = v, a
         hand[best_a - ix.pick0] += 1
-        self._memory[agent] = ((game, view.round), hand)
+        key = _table_key(view)
+        self._memory.pop((agent, key), None)
+        self._memory[(agent, key)] = hand
+        self._last_key[agent] = key
+        while len(self._memory) > _MEMORIES_KEPT:  # the oldest first
+            del self._memory[next(iter(self._memory))]
         return best_a
 
     def _world_hand(self, eng: Any, view: PublicView) -> list[int] | None:
         """With ``recall="world"``, the seat's hand as the engine holds it; else ``None``."""
         return list(eng.hands[view.viewer]) if self.recall == "world" else None
 
-    def _known_hand(self, view: PublicView, agent: str, game: int, world: list[int] | None = None) -> list[int]:
+    def _known_hand(self, view: PublicView, agent: str, world: list[int] | None = None) -> list[int]:
         """The seat's hand as it knows it while Shopping: visible, or its picks this round (``world``:
         as the engine holds them, ``recall="world"``; else as remembered), or none known."""
         if view.hand_visible:
             return list(view.hand)
-        mem = ((game, view.round), world) if world is not None else self._memory.get(agent)
-        ok = mem and mem[0] == (game, view.round) and sum(mem[1]) == view.pick_no
-        return list(mem[1]) if ok else [0] * self.cat.n_types
+        mem = world if world is not None else self._memory.get((agent, _table_key(view)))
+        ok = mem is not None and sum(mem) == view.pick_no
+        return list(mem) if ok else [0] * self.cat.n_types
 
     def _pick_scores(self, view: PublicView, legal: set[int], ix, hand: list[int]) -> list[tuple[int, float]]:
         """[(pick action, value)] in action order: the value of ``hand`` with that card, plus the
@@ -365,7 +387,7 @@ class HeuristicPolicy(Policy):
         if view.phase != "draft":
             return None
         mask = np.asarray(observation["action_mask"])
-        hand = self._known_hand(view, agent, id(eng), self._world_hand(eng, view))
+        hand = self._known_hand(view, agent, self._world_hand(eng, view))
         out = np.full(mask.size, -np.inf)
         for a, v in self._pick_scores(view, set(int(a) for a in np.flatnonzero(mask)), action_index(view.n), hand):
             out[a] = v

@@ -131,6 +131,8 @@ class HeuristicPolicy(Policy):
         t, me = view.table, view.seat
         self._setup_table(t["n"])
         mask = observation["action_mask"]
+        if not np.any(mask):
+            raise ValueError(f"{agent} has no legal action")
         phase = t["phase"]
         if phase in ("open", "wash", "closed"):
             a = self._kitchen(t, me, mask)
@@ -140,6 +142,8 @@ class HeuristicPolicy(Policy):
             a = NOOP
         if a != NOOP and not mask[a]:
             a = NOOP
+        if not mask[a]:  # a mask that hides noop (the env's never does): the lowest legal action
+            a = int(np.flatnonzero(mask)[0])
         return int(a)
 
     # ------------------------------------------------------------------ analysis

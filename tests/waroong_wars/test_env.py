@@ -12,6 +12,7 @@ from envs.core.errors import IllegalActionError, SnapshotError
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 from envs.core.seeding import make_rng
+from envs.waroong_wars.heuristic import _table_key
 from envs.waroong_wars.legality import illegal_reason
 from tests.waroong_wars.helpers import cook_action, cooking_engine, counts, customer_counts, ix, set_display
 
@@ -213,9 +214,10 @@ def test_heuristic_remembers_a_forced_draft_pick():
     assert first["player_0"] == ix(eng).pick0  # rice: the only choice
     obs, *_ = env.step(first)
     second = {a: pol.act(obs[a], a, env) for a in env.agents}
-    assert sum(pol._memory["player_0"][1]) == 2 and pol._memory["player_0"][1][0] == 1  # the rice and the new pick
+    held = pol._memory[("player_0", pol._last_key["player_0"])]
+    assert sum(held) == 2 and held[0] == 1  # the rice and the new pick
     picks = [k - ix(eng).pick0 for k in (first["player_0"], second["player_0"])]
-    assert pol._memory["player_0"][1] == counts(**{eng.cat.ingredient_types[t]: picks.count(t) for t in set(picks)})
+    assert held == counts(**{eng.cat.ingredient_types[t]: picks.count(t) for t in set(picks)})
 
 
 def test_render_tells_what_happened_in_the_last_step_without_hidden_cards():
@@ -437,7 +439,7 @@ def test_a_teacher_recalling_from_the_world_labels_a_students_picks_right():
             lab_mem, lab_world = memory.act(obs[a], a, env), world.act(obs[a], a, env)
             if eng.pick_no > 0:
                 right = waroong_wars_v1.HeuristicPolicy()  # remembers exactly the student's picks
-                right._memory[a] = ((id(eng), eng.round), list(picked))
+                right._memory[(a, _table_key(eng.public_view(a)))] = list(picked)
                 assert lab_world == right.act(obs[a], a, env)
                 picks += 1
                 labels_differ += lab_mem != lab_world
@@ -448,3 +450,67 @@ def test_a_teacher_recalling_from_the_world_labels_a_students_picks_right():
                 picked[joint[a] - pick0] += 1
         obs, *_ = env.step(joint)
     assert picks >= 4 and labels_differ > 0
+
+
+def _heuristic_moves(env, pols, obs, steps: int) -> list:
+    moves = []
+    for _ in range(steps):
+        if not env.agents:
+            break
+        joint = {a: pols[a].act(obs[a], a, env) for a in env.agents}
+        moves.append(joint)
+        obs, *_ = env.step(joint)
+    return moves
+
+
+@pytest.mark.parametrize("how", ["deepcopy", "pickle", "snapshot"])
+def test_a_heuristic_copied_with_its_game_mid_draft_plays_on_as_the_original(how):
+    """Its memory of the seat's face-down picks was kept under ``id(engine)``: a copy of the game
+    is another object, so the copied policy forgot the round's picks and played other cards (9 of
+    10 seeds, from the first step). The memory now belongs to the table as everyone sees it."""
+    import copy
+    import pickle
+
+    differ = 0
+    for seed in range(6):
+        env = waroong_wars_v1.parallel_env(players=3 + seed % 3)
+        obs, _ = env.reset(seed=seed)
+        pols = {a: waroong_wars_v1.HeuristicPolicy() for a in env.agents}
+        rng = np.random.default_rng(seed)
+        for _ in range(int(rng.integers(2, 5))):  # into the first round's draft
+            obs, *_ = env.step({a: pols[a].act(obs[a], a, env) for a in env.agents})
+        assert env.unwrapped.engine.phase == "draft" and env.unwrapped.engine.pick_no > 0
+        if how == "deepcopy":
+            env2, pols2, obs2 = copy.deepcopy((env, pols, obs))
+        elif how == "pickle":
+            env2, pols2, obs2 = pickle.loads(pickle.dumps((env, pols, obs)))
+        else:
+            env2 = waroong_wars_v1.parallel_env(players=3 + seed % 3)
+            obs2, _ = env2.reset(options={"snapshot": env.snapshot()})
+            pols2 = copy.deepcopy(pols)
+        a = _heuristic_moves(env, pols, obs, 40)
+        b = _heuristic_moves(env2, pols2, obs2, 40)
+        differ += a != b
+    assert differ == 0
+
+
+def test_one_heuristic_serves_several_tables_as_one_each():
+    """One policy object for every seat of two tables stepped side by side: its memory was per
+    seat name, so each table's picks overwrote the other's (10 of 10 seeds played differently
+    from one policy per table)."""
+    for seed in range(4):
+        tables = [waroong_wars_v1.parallel_env(players=4) for _ in range(2)]
+        obs = [t.reset(seed=seed + 10 * k)[0] for k, t in enumerate(tables)]
+        shared = waroong_wars_v1.HeuristicPolicy()
+        own = [waroong_wars_v1.HeuristicPolicy() for _ in tables]
+        twins = [waroong_wars_v1.parallel_env(players=4) for _ in range(2)]
+        tobs = [t.reset(seed=seed + 10 * k)[0] for k, t in enumerate(twins)]
+        for _ in range(60):
+            for k in range(2):
+                if not tables[k].agents:
+                    continue
+                joint = {a: shared.act(obs[k][a], a, tables[k]) for a in tables[k].agents}
+                twin = {a: own[k].act(tobs[k][a], a, twins[k]) for a in twins[k].agents}
+                assert joint == twin
+                obs[k] = tables[k].step(joint)[0]
+                tobs[k] = twins[k].step(twin)[0]
