@@ -67,6 +67,13 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--env", choices=list(envs.ENV_IDS), help="only this env")
     args = p.parse_args(argv)
     cfgs = envs.test_configurations(args.env)
+    if not GOLDEN_PATH.parent.is_dir():  # an installed package: the digests are the checkout's tests'
+        print(f"error: the golden digests live in {GOLDEN_PATH}, and {GOLDEN_PATH.parent} is not there: run "
+              f"this from a checkout of the project", file=sys.stderr)
+        return 2
+    if not GOLDEN_PATH.is_file() and not args.update:
+        print(f"error: golden digests not found at {GOLDEN_PATH}; write them with --update", file=sys.stderr)
+        return 2
     golden = json.loads(GOLDEN_PATH.read_text()) if GOLDEN_PATH.exists() else {}
     bad = 0
     for cfg in cfgs:

@@ -344,3 +344,29 @@ def test_quick_alone_is_refused_for_it_would_change_nothing(capsys):
     with pytest.raises(SystemExit) as e:
         main(["--quick"])
     assert e.value.code == 2 and "--quick shortens the --vector and --training measurements" in capsys.readouterr().err
+
+
+def test_training_rows_outside_a_checkout_are_refused_before_any_work(monkeypatch, tmp_path):
+    """Installed from a wheel there is no configs/ beside the package: ``--training`` ran CartPole
+    for 45 s and then failed with a traceback."""
+    pytest.importorskip("stable_baselines3")
+    import training.throughput as throughput
+    from envs.bench.training_fps import TrainingUnavailable, load_training
+
+    monkeypatch.setattr(throughput, "CONFIG_DIR", tmp_path / "configs")
+    with pytest.raises(TrainingUnavailable, match="read the games' configs in .*, which is not there: run it from a "
+                                                  "checkout"):
+        load_training()
+
+
+def test_the_golden_check_outside_a_checkout_says_where_the_digests_are(monkeypatch, tmp_path, capsys):
+    """A missing golden file printed DIFF for every configuration (0/105 match) and ``--update``
+    failed with a traceback."""
+    import envs.trajectory as trajectory
+
+    monkeypatch.setattr(trajectory, "GOLDEN_PATH", tmp_path / "tests" / "golden_trajectories.json")
+    assert trajectory.main(["--env", "frying_master_v1"]) == 2
+    assert "is not there: run this from a checkout" in capsys.readouterr().err
+    (tmp_path / "tests").mkdir()
+    assert trajectory.main(["--env", "frying_master_v1"]) == 2
+    assert "golden digests not found at" in capsys.readouterr().err

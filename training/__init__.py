@@ -23,7 +23,7 @@ __version__ = "0.1.0"
 TRAIN_EXTRA = {"yaml": "pyyaml", "torch": "torch", "stable_baselines3": "stable-baselines3",
                "sb3_contrib": "sb3-contrib", "tensorboard": "tensorboard", "tqdm": "tqdm", "rich": "rich",
                "matplotlib": "matplotlib"}
-INSTALL_HINT = "install the train extra: pip install -e '.[train]'"
+INSTALL_HINT = "install the train extra: pip install -e '.[train]' (in a checkout; installed from a wheel: pip install '<the wheel>[train]')"
 
 
 def missing_extra_message(error: ModuleNotFoundError) -> str | None:

@@ -182,7 +182,8 @@ def cmd_train(args) -> int:
             require_modules("ray")
         except ModuleNotFoundError:
             raise KitchenArenaError("--backend rllib needs the package 'ray[rllib]' (module 'ray' is not installed), "
-                                    "part of the rllib extra; install it: pip install -e '.[train,rllib]'") from None
+                                    "part of the rllib extra; install it: pip install -e '.[train,rllib]' (in a "
+                                    "checkout; installed from a wheel: pip install '<the wheel>[train,rllib]')") from None
         return _train_rllib(args, address)
     # every key, spec, checkpoint and sweep combination is checked here, errors named by their source
     cfg = load_config(args.config, args.set, check=lambda c: plan_run(c, resume=args.resume))
@@ -410,17 +411,23 @@ def cmd_list(args) -> int:
     from envs.core import inputs
     from training.config import yaml_load, yaml_refusal
 
-    for flag, folder in (("--configs", args.configs), ("--checkpoints", args.checkpoints)):
-        if not Path(folder).is_dir():
-            raise KitchenArenaError(f"list {flag} {folder!r}: no such directory (run from the project root, or "
-                                    f"give {flag} DIR)")
+    # a folder given with its flag must be there; a default one that is not (outside a checkout: a
+    # package installed from a wheel, the user's own folder) is said so, and the rest listed
+    given = {"--configs": args.configs, "--checkpoints": args.checkpoints}
+    for flag, folder in given.items():
+        if folder is not None and not Path(folder).is_dir():
+            raise KitchenArenaError(f"list {flag} {quoted(folder)}: no such directory; allowed: a directory "
+                                    f"(the defaults are configs and checkpoints in the current one)")
+    args.configs, args.checkpoints = args.configs or "configs", args.checkpoints or "checkpoints"
     print("environments:")
     present = envs.available_env_ids()
     for e in envs.ENV_IDS:
         print(f"  {e:20s} {'present' if e in present else 'not present yet'}")
     cdir = Path(args.configs)
     print(f"configs ({cdir}):")
-    for p in sorted(cdir.glob("*.yaml")):
+    if not cdir.is_dir():
+        print(f"  (no {cdir}/ in {Path.cwd()}: the project's configs are in its checkout; give --configs DIR)")
+    for p in sorted(cdir.glob("*.yaml")) if cdir.is_dir() else []:
         try:
             data = yaml_load(inputs.read_text_file(p, p.name, KitchenArenaError, inputs.MAX_CONFIG_BYTES)) or {}
             env_id = str(((data.get("env") or {}) if isinstance(data, dict) else {}).get("id", "?"))
@@ -433,6 +440,9 @@ def cmd_list(args) -> int:
         print(f"  {p.name:28s} {env_id}{'' if env_id in present else '  (env not present)'}")
     root = Path(args.checkpoints)
     print(f"checkpoints ({root}):")
+    if not root.is_dir():
+        print(f"  (no {root}/ in {Path.cwd()}: a run writes its checkpoints there; give --checkpoints DIR)")
+        return 0
     shipped: set[Path] = set()
     if (root / MANIFEST_FILE).is_file():
         try:
@@ -610,8 +620,8 @@ def build_parser() -> argparse.ArgumentParser:
     pl.set_defaults(func=cmd_play)
 
     ls = sub.add_parser("list", help="environments, configs and checkpoints present")
-    ls.add_argument("--configs", default="configs")
-    ls.add_argument("--checkpoints", default="checkpoints")
+    ls.add_argument("--configs", default=None, help="the configs folder (default: configs, if there)")
+    ls.add_argument("--checkpoints", default=None, help="the checkpoints folder (default: checkpoints, if there)")
     ls.set_defaults(func=cmd_list)
 
     b = sub.add_parser("bench", help="measure bridge and training steps/s per number of worker processes, "

@@ -6,7 +6,7 @@ who fills the other seats, and ``games`` games. Game ``g`` is dealt with seed
 
 * ``others=None``: the focus plays every seat (a cooperative team of one
   shared policy; for competitive games, a mirror match);
-* otherwise the focus plays seat ``g mod P`` and ``others`` plays every other
+* otherwise the focus plays seat ``(seed + g) mod P`` and ``others`` plays every other
   seat (opponents in competitive games, partners in cooperative ones: the
   cross-play test), so each seat is visited equally often.
 

@@ -48,6 +48,11 @@ class Standing:
     score: float            # mean pairwise score against everyone else
     win_rate: float         # competitive: win share per seat played; cooperative: team win rate
     win_ci: tuple[float, float] = (0.0, 0.0)
+    # (Elo above the heuristic, 95% half-width of that margin itself) when ``heuristic`` is an entrant
+    vs_heuristic: tuple[float, float] | None = None
+    # "never lost" / "never won": every comparison went one way, so the likelihood has no maximum and
+    # the rating and its interval are the prior's (they grow with the games played); None otherwise
+    unbounded: str | None = None
 
 
 @dataclass
@@ -60,11 +65,27 @@ class TournamentResult:
     matrix: list[list[float | None]] = field(default_factory=list)  # row's mean score vs column
 
     def markdown(self) -> str:
-        lines = ["| rank | policy | Elo | 95% CI | seat-games | win rate per seat (95% CI) | mean pairwise score |",
-                 "|---|---|---|---|---|---|---|"]
+        margin = any(s.vs_heuristic is not None for s in self.standings)
+        lines = ["| rank | policy | Elo | 95% CI | " + ("Elo above the heuristic (95% CI) | " if margin else "")
+                 + "seat-games | win rate per seat (95% CI) | mean pairwise score |",
+                 "|---|---|---|---|" + ("---|" if margin else "") + "---|---|---|"]
         for rank, s in enumerate(self.standings, 1):
-            lines.append(f"| {rank} | {s.policy} | {s.rating:.0f} | ± {s.ci95:.0f} | {s.games} | "
+            mark = " †" if s.unbounded else ""
+            col = ""
+            if margin:
+                d = s.vs_heuristic
+                col = "- | " if s.policy == "heuristic" or d is None else f"{d[0]:+.0f} ± {d[1]:.0f}{mark} | "
+            lines.append(f"| {rank} | {s.policy} | {s.rating:.0f}{mark} | ± {s.ci95:.0f} | {col}{s.games} | "
                          f"{s.win_rate:.1%} ({s.win_ci[0]:.1%}-{s.win_ci[1]:.1%}) | {s.score:.3f} |")
+        if margin:
+            lines += ["", "The margin over the heuristic has an interval of its own: the Elo column's is each "
+                          "rating's against the anchor, which carries the anchor's uncertainty too."]
+        flagged = [s for s in self.standings if s.unbounded]
+        if flagged:
+            lines += ["", "† " + "; ".join(f"{s.policy} {s.unbounded}" for s in flagged)
+                      + ": every comparison went one way, so the fit's maximum is at infinity. The rating and "
+                        "its interval are set by the prior (two virtual draws) and the number of games, and "
+                        "grow with more games: read the pairwise scores instead."]
         lines += ["", "Pairwise mean score (row against column):", "",
                   "| | " + " | ".join(self.policies) + " |", "|---|" + "---|" * len(self.policies)]
         for i, p in enumerate(self.policies):
@@ -77,7 +98,10 @@ class TournamentResult:
             "env": self.env, "options": self.options, "policies": self.policies,
             "games_per_pairing": self.games_per_pairing,
             "standings": [{"policy": s.policy, "elo": s.rating, "elo_ci95": s.ci95, "games": s.games,
-                           "mean_pairwise_score": s.score, "win_rate": s.win_rate, "win_rate_ci95": list(s.win_ci)}
+                           "mean_pairwise_score": s.score, "win_rate": s.win_rate, "win_rate_ci95": list(s.win_ci),
+                           "elo_above_heuristic": None if s.vs_heuristic is None else s.vs_heuristic[0],
+                           "elo_above_heuristic_ci95": None if s.vs_heuristic is None else s.vs_heuristic[1],
+                           "unbounded": s.unbounded}
                           for s in self.standings],
             "pairwise_score": self.matrix,
         }
@@ -153,6 +177,18 @@ def run_tournament(env_spec: EnvSpec, specs: Sequence[str], games: int = 200, se
                 played[j] += len(rest)
     anchor = labels.index("random") if "random" in labels else None
     ratings, half = bradley_terry_elo(n, results, anchor=anchor)
+    ref = labels.index("heuristic") if "heuristic" in labels else None
+    vs_ref: list[tuple[float, float] | None] = [None] * n
+    if ref is not None:  # the same fit, its intervals taken against the heuristic: each margin's own
+        _, half_ref = bradley_terry_elo(n, results, anchor=ref)
+        vs_ref = [None if i == ref else (float(ratings[i] - ratings[ref]), float(half_ref[i])) for i in range(n)]
+    unbounded: list[str | None] = [None] * n
+    for i in range(n):
+        mine = [s for (a, _), sc in pair_scores.items() if a == i for s, _ in sc]
+        if mine and all(s == 1.0 for s in mine):
+            unbounded[i] = "never lost"
+        elif mine and all(s == 0.0 for s in mine):
+            unbounded[i] = "never won"
     matrix: list[list[float | None]] = []
     mean_score = np.zeros(n)
     for i in range(n):
@@ -172,7 +208,8 @@ def run_tournament(env_spec: EnvSpec, specs: Sequence[str], games: int = 200, se
         mean_score[i] = tot / wsum if wsum else math.nan
     standings = [
         Standing(labels[i], float(ratings[i]), float(half[i]), int(played[i]), float(mean_score[i]),
-                 float(wins[i] / played[i]) if played[i] else math.nan, wilson(wins[i], int(played[i])))
+                 float(wins[i] / played[i]) if played[i] else math.nan, wilson(wins[i], int(played[i])),
+                 vs_ref[i], unbounded[i])
         for i in range(n)
     ]
     order = sorted(range(n), key=lambda i: -standings[i].rating)

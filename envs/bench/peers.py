@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from envs.bench.errors import Unavailable
 from envs.bench.harness import Driver, Episode, random_legal
 
-INSTALL_HINT = 'pip install -e ".[bench]"'
+INSTALL_HINT = 'pip install -e ".[bench]" in a checkout; installed from a wheel: pip install "<the wheel>[bench]"'
 
 #: The issue's targets: our agent-steps/s at least this many times the peer's.
 TARGETS = {"connect_four": 3.0, "knights_archers_zombies": 5.0}

@@ -8,7 +8,7 @@ from typing import Any, Callable
 
 from envs.bench.errors import Unavailable
 
-INSTALL_HINT = 'pip install -e ".[train]"'
+INSTALL_HINT = 'pip install -e ".[train]" in a checkout; installed from a wheel: pip install "<the wheel>[train]"'
 
 
 class TrainingUnavailable(Unavailable):
@@ -17,9 +17,13 @@ class TrainingUnavailable(Unavailable):
 
 def load_training() -> Callable[..., list[dict[str, Any]]]:
     try:
-        from training.throughput import run_throughput
+        from training.throughput import CONFIG_DIR, run_throughput
     except ImportError as e:
         raise TrainingUnavailable(explain(e)) from e
+    if not CONFIG_DIR.is_dir():  # an installed package has no configs/ (they are the checkout's)
+        raise TrainingUnavailable(f"--training and --training-full read the games' configs in {CONFIG_DIR}, which "
+                                  f"is not there: run it from a checkout of the project (git clone; pip install -e "
+                                  f"\".[train]\")")
     return run_throughput
 
 

@@ -458,7 +458,8 @@ def test_a_missing_train_extra_is_named(blocked, argv):
     lines = [line for line in r.stderr.splitlines() if line.strip()]
     assert lines[-1].startswith("error: ") and "Traceback" not in r.stderr, r.stderr
     assert f"module {blocked!r} is not installed" in lines[-1]
-    assert lines[-1].endswith("install the train extra: pip install -e '.[train]'")
+    assert lines[-1].endswith("install the train extra: pip install -e '.[train]' (in a checkout; installed from a "
+                              "wheel: pip install '<the wheel>[train]')")
 
 
 SMALL = {"evaluate": ["--games", "1", "--workers", "1"], "tournament": ["--games", "1", "--workers", "1"],

@@ -298,3 +298,72 @@ def test_bench_refuses_a_process_count_twice_or_more_processes_than_copies(toy_r
     for workers, says in (("1,1", "a count is given twice"), ("64", "more processes than the config's")):
         assert main(["bench", "--config", str(cfg), "--workers", workers, "--timesteps", "8"]) == 2
         assert says in capsys.readouterr().err
+
+
+def test_a_tournament_gives_the_margin_over_the_heuristic_its_own_interval(toy_registry):
+    """The Elo column's interval is each rating's against the anchor (random); the README had put
+    it on the planner's margin over the heuristic, whose own interval is narrower. The margin is
+    the same fit's difference, with the interval of that difference."""
+    from training.tournament import run_tournament
+
+    res = run_tournament(EnvSpec.resolve("toy_v0", {"players": 3}), ["random", "heuristic", "noop"], games=30,
+                         workers=1)
+    st = {s.policy: s for s in res.standings}
+    h = st["heuristic"]
+    assert h.vs_heuristic is None and st["random"].vs_heuristic is not None
+    for name in ("random", "noop"):
+        d, half = st[name].vs_heuristic
+        assert d == pytest.approx(st[name].rating - h.rating)
+        assert 0 < half
+    # the interval of a difference, from the fit anchored at the heuristic
+    assert st["noop"].vs_heuristic[1] != pytest.approx(st["noop"].ci95)
+    text = res.markdown()
+    assert "Elo above the heuristic (95% CI)" in text and "has an interval of its own" in text
+    data = res.to_json()["standings"]
+    assert {s["policy"]: s["elo_above_heuristic"] is None for s in data} == {"heuristic": True, "random": False,
+                                                                             "noop": False}
+
+
+def test_an_entrant_that_never_lost_is_marked_as_set_by_the_prior(toy_registry, monkeypatch):
+    """Against an entrant that never scores, the fit has no maximum: the rating grew with the number
+    of games (every pairwise score 1.0 at 20 and at 5,000 games) and nothing said so."""
+    import training.tournament as T
+    from training.evaluation import GameRecord
+
+    spec = EnvSpec.resolve("toy_v0", {"players": 2})
+    agents = list(spec.make().possible_agents)
+
+    def one_sided(env_spec, a, b, seeds, workers):
+        out = []
+        for s in seeds:
+            focus = [agents[s % 2]]
+            won = focus if a == "heuristic" else [x for x in agents if x not in focus]
+            out.append(GameRecord(s, focus, 10, False, {x: 0.0 for x in agents},
+                                  {"winners": won, "scores": {x: float(x in won) for x in agents}}))
+        return out
+
+    monkeypatch.setattr(T, "play_games_parallel", one_sided)
+    small = {s.policy: s for s in T.run_tournament(spec, ["random", "heuristic"], games=20).standings}
+    large = {s.policy: s for s in T.run_tournament(spec, ["random", "heuristic"], games=800).standings}
+    assert small["heuristic"].unbounded == "never lost" and small["random"].unbounded == "never won"
+    assert large["heuristic"].rating > small["heuristic"].rating + 300  # the prior's, not a measurement
+    text = T.run_tournament(spec, ["random", "heuristic"], games=20).markdown()
+    assert "| heuristic | 1581 †" in text.replace("| 1 | ", "| ") and "heuristic never lost; random never won" in text
+
+
+def test_list_outside_a_checkout_lists_what_is_there(tmp_path, monkeypatch, capsys):
+    """Installed from a wheel, in a folder of one's own, ``list`` refused to list anything (no
+    configs/ there), even the run the user had just trained; a folder given with its flag must
+    still exist."""
+    monkeypatch.chdir(tmp_path)
+    run = tmp_path / "checkpoints" / "frying_master" / "mine"
+    run.mkdir(parents=True)
+    (run / "metadata.json").write_text("{}")
+    assert main(["list"]) == 0
+    out = capsys.readouterr().out
+    assert "frying_master_v1" in out and "(no configs/ in" in out and "checkpoints/frying_master/mine" in out
+    (tmp_path / "checkpoints").rename(tmp_path / "elsewhere")
+    assert main(["list"]) == 0
+    assert "(no checkpoints/ in" in capsys.readouterr().out
+    assert main(["list", "--checkpoints", "checkpoints"]) == 2
+    assert "error: list --checkpoints 'checkpoints': no such directory" in capsys.readouterr().err
