@@ -82,3 +82,22 @@ def test_the_docs_command_says_what_it_checked_and_refuses_a_missing_doc(tmp_pat
     for argv in (["--check"], []):
         assert docs.main(argv) == 2
         assert f"error: missing docs (each holds generated blocks): {gone}" in capsys.readouterr().err
+
+
+def test_every_test_the_docs_name_exists():
+    """A rules table or a note that names a test by a name no test has any more (Waroong Wars' draft
+    row named a test renamed when a drafter's noop became illegal) points a reader at nothing. Every
+    backticked ``test_...`` name in the README, docs/ and checkpoints/README.md is a test."""
+    import re
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parents[1]
+    defined = set()
+    for p in (root / "tests").rglob("*.py"):
+        defined |= set(re.findall(r"^\s*def (test_\w+)", p.read_text(encoding="utf-8"), re.M))
+    missing = {}
+    for doc in [root / "README.md", root / "checkpoints" / "README.md", *sorted((root / "docs").glob("*.md"))]:
+        for name in re.findall(r"`(test_\w+)`", doc.read_text(encoding="utf-8")):
+            if name not in defined:
+                missing.setdefault(doc.name, []).append(name)
+    assert not missing, missing

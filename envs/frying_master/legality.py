@@ -190,7 +190,8 @@ def why_illegal(eng: "FryingMasterEngine", agent: str, action: int) -> str:
         if agent != chooser:
             return f"setup: it is {chooser}'s turn to choose a plate; others wait (noop)"
         if kind != "draw":
-            return "setup: the chooser may only take a plate from pile A or B"
+            return ("setup: the chooser may only take a plate from pile A or B, or wait (noop takes pile A, "
+                    "or B if A is empty)")
         return f"pile {PILES[p]} is empty"
     if agent in eng.finishers:
         return f"{agent} has completed the round's orders and is counting down; only noop"
