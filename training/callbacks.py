@@ -108,6 +108,12 @@ class SelfPlayCallback(BaseCallback):
 
 
 class PeriodicSaveCallback(BaseCallback):
+    """Saves once every ``every`` timesteps, at the start of the first rollout past each multiple:
+    there the last rollout has been learned from, so the saved weights are the model after the
+    step count the checkpoint is labelled with. (Saved from ``_on_step``, inside a rollout, the
+    weights were those before that rollout's update under the rollout's full count, and a run
+    resumed from it never learned from that rollout.)"""
+
     def __init__(self, every: int, save: Callable[[], None]):
         super().__init__()
         self.every = every
@@ -117,10 +123,13 @@ class PeriodicSaveCallback(BaseCallback):
     def _on_training_start(self) -> None:
         self.next_at = (int(self.model.num_timesteps) // self.every + 1) * self.every
 
-    def _on_step(self) -> bool:
-        if self.num_timesteps >= self.next_at:
+    def _on_rollout_start(self) -> None:
+        steps = int(self.model.num_timesteps)
+        if steps >= self.next_at:
             self.save()
-            self.next_at += self.every
+            self.next_at = (steps // self.every + 1) * self.every
+
+    def _on_step(self) -> bool:
         return True
 
 

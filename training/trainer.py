@@ -289,7 +289,13 @@ def training_commands(cfg: dict, sessions: list[dict] | None = None) -> list[str
     training session recorded in its metadata (``sessions``: the first, then each ``--resume``
     with its own overrides), or, where the record is missing or incomplete, the config's command."""
     if valid_sessions(sessions) and all(x["command"] for x in sessions):
-        return [f"{x['command']} --set name=retrained" for x in sessions]
+        out = [f"{x['command']} --set name=retrained" for x in sessions]
+        cut = [x for x in sessions[:-1] if x.get("ended") == "interrupted"]
+        if cut:  # (its command trains that session to its end: the run without the interruption)
+            out.insert(0, "# not this run exactly: session(s) stopped early (Ctrl-C or a kill) at "
+                          + ", ".join(f"{x['to']:,}" for x in cut) + " timesteps; these commands train "
+                          "each session to its end, the run as it would have been without the stop")
+        return out
     return [command_line(cfg, "--set", "name=retrained")]
 
 
@@ -626,6 +632,12 @@ def _train_locked(cfg: dict, plan: RunPlan, resumed: dict | None, resume: bool, 
         start_steps = int(model.num_timesteps)
         curve_path = ckpt_dir / "curve.csv"
         prior_curve = read_curve(curve_path) if resume else []  # the earlier sessions' games
+        if resume:
+            expected = (resumed or {}).get("curve_rows")
+            if type(expected) is int and len(prior_curve) < expected:
+                log(f"warning: {curve_path} holds {len(prior_curve):,} of the {expected:,} games the checkpoint was "
+                    f"saved with (the run was stopped between the two writes): the learning curve misses the "
+                    f"earlier sessions' last {expected - len(prior_curve):,} games")
 
         def save(complete: bool, evaluation: dict | None = None) -> dict:
             saved = ck.save_checkpoint(
@@ -636,7 +648,13 @@ def _train_locked(cfg: dict, plan: RunPlan, resumed: dict | None, resume: bool, 
                        "reward": plan.reward_mode, "kind": "cooperative" if plan.cooperative else "competitive",
                        "pretrain": pretrained, "init_from": started_from,
                        "sessions": sessions + [{"command": this_command, "from": start_steps,
-                                                "to": int(model.num_timesteps)}],
+                                                "to": int(model.num_timesteps),
+                                                # a save before the session's end (periodic, Ctrl-C): if the
+                                                # run goes on from here, this session was cut short
+                                                **({} if complete else {"ended": "interrupted"})}],
+                       # the games of the learning curve this checkpoint comes with (curve.csv is written
+                       # just after it: a kill between the two leaves the curve behind, which --resume says)
+                       "curve_rows": len(prior_curve) + len(stats.history),
                        "training_seconds": round(earlier_seconds + time.perf_counter() - t0, 1),
                        "steps_per_second": round((model.num_timesteps - start_steps) / max(1e-9, time.perf_counter() - t_ppo), 1)})
             tmp = ckpt_dir / "config.yaml.tmp"

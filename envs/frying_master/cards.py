@@ -297,6 +297,13 @@ def build_catalog(components: dict, foods_doc: dict, modes_doc: dict, plates_doc
         check_count(f"components.counts.{key}", counts[key], expected)
     require(components["orders_to_end_round"] == {"2": 6, "3": 5, "4": 4},
             f"orders to end a round must be the rulebook's 2:6, 3:5, 4:4, got {components['orders_to_end_round']}")
+    # The rulebook's other printed numbers ("the first player to earn two Gold Spatulas wins", "+3
+    # points extra", "3... 2... 1... Time's up!"): the match bound, the default truncation and the
+    # observation's ranges rest on them too.
+    for key, printed in (("gold_spatulas_to_win", 2), ("mode_bonus", 3), ("countdown_seconds", 3)):
+        value = components.get(key)
+        require(type(value) in (int, float) and value == printed,
+                f"components.{key} must be the rulebook's {printed}, got {value!r}")
     cats = _categories(foods_doc)
     foods = _foods(foods_doc, cats, counts)
     modes = _modes(modes_doc, cats)

@@ -79,6 +79,13 @@ def test_disliked_foods_only_where_an_any_slot_could_take_them():
     (lambda d: d["components"]["counts"].update(order_plates=25), "order_plates: found 25"),
     (lambda d: d["components"].update(orders_to_end_round={"2": 5, "3": 5, "4": 4}), "orders to end a round"),
     (lambda d: d["components"]["model"]["action_ticks"].update(draw=2), "plate actions"),
+    # the rulebook's other printed numbers (accepted silently before: a data file changed the game)
+    (lambda d: d["components"].update(gold_spatulas_to_win=3), "gold_spatulas_to_win must be the rulebook's 2"),
+    (lambda d: d["components"].update(gold_spatulas_to_win=0), "gold_spatulas_to_win must be the rulebook's 2"),
+    (lambda d: d["components"].update(mode_bonus=-3), "mode_bonus must be the rulebook's 3"),
+    (lambda d: d["components"].update(countdown_seconds=30), "countdown_seconds must be the rulebook's 3"),
+    (lambda d: d["components"].update(countdown_seconds=True), "countdown_seconds must be the rulebook's 3"),
+    (lambda d: d["components"].pop("mode_bonus"), "mode_bonus must be the rulebook's 3"),
     (lambda d: d["plates"].pop("reconstructed"), "'reconstructed' note"),
 ])
 def test_bad_data_raises_a_clear_data_error(mutate, message):

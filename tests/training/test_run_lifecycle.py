@@ -175,3 +175,60 @@ def test_a_periodic_save_keeps_the_learning_curve_for_a_resume(toy_registry, tmp
     train(cfg, resume=True, **QUIET)
     whole = read_curve(d / "curve.csv")
     assert whole[:len(saved)] == saved and len(whole) > len(saved)
+
+
+def test_a_periodic_save_holds_the_model_after_the_steps_it_is_labelled_with(toy_registry, tmp_path):
+    """A ``checkpoint_every`` save was made inside a rollout: it held the weights from before that
+    rollout's update under the rollout's full step count, so a run killed after it and resumed never
+    learned from that rollout (28 updates where an uninterrupted run made 32). Saved at the start of
+    the next rollout, it is the model after those steps: equal to a run that stopped there."""
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    class DieAfterASave(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= 600:
+                raise _Die
+            return True
+
+    cfg = _cfg(tmp_path, name="cut", training={"total_timesteps": 1024, "checkpoint_every": 256})
+    with pytest.raises(_Die):
+        train(cfg, extra_callbacks=[DieAfterASave()], **QUIET)
+    d = trainer.check_run(cfg, resume=True)[0].checkpoint_dir
+    meta = read_metadata(d)
+    steps = meta["timesteps"]
+    assert meta["sessions"][-1]["ended"] == "interrupted" and steps >= 256
+    plain = train(_cfg(tmp_path, name="plain", training={"total_timesteps": steps}), **QUIET)
+    a, b = np.load(d / "actor.npz"), np.load(plain.checkpoint_dir / "actor.npz")
+    assert read_metadata(plain.checkpoint_dir)["timesteps"] == steps
+    assert all(np.array_equal(a[k], b[k]) for k in a.files)
+    model, _ = load_checkpoint(d)
+    assert model.num_timesteps == steps and model._n_updates == load_checkpoint(plain.checkpoint_dir)[0]._n_updates
+
+
+def test_the_reproduce_block_of_a_run_cut_short_says_it_is_not_this_run(toy_registry, tmp_path):
+    """A run stopped by Ctrl-C and resumed listed its first session's command, which trains to the
+    end: run as written, it reproduced the run without the stop, and said nothing."""
+    from training.trainer import training_commands
+
+    cfg = _cfg(tmp_path)
+    sessions = [{"command": "python -m training train", "from": 0, "to": 3368, "ended": "interrupted"},
+                {"command": "python -m training train --resume", "from": 3368, "to": 17704}]
+    out = training_commands(cfg, sessions)
+    assert out[0].startswith("# not this run exactly: session(s) stopped early (Ctrl-C or a kill) at 3,368 timesteps")
+    assert out[1:] == [x["command"] + " --set name=retrained" for x in sessions]
+    done = [{"command": "python -m training train", "from": 0, "to": 512},
+            {"command": "python -m training train --resume", "from": 512, "to": 1024}]
+    assert training_commands(cfg, done) == [x["command"] + " --set name=retrained" for x in done]
+
+
+def test_a_resume_says_when_the_curve_is_behind_its_checkpoint(toy_registry, tmp_path, monkeypatch):
+    """A kill between the checkpoint's save and the curve's write left the checkpoint without its
+    curve; ``--resume`` started the curve again at the resumed step without a word."""
+    cfg = _cfg(tmp_path, training={"total_timesteps": 512})
+    res = train(cfg, **QUIET)
+    rows = read_metadata(res.checkpoint_dir)["curve_rows"]
+    assert rows > 0
+    (res.checkpoint_dir / "curve.csv").unlink()
+    lines: list[str] = []
+    train(_cfg(tmp_path, training={"total_timesteps": 768}), resume=True, log=lines.append)
+    assert any(f"holds 0 of the {rows:,} games the checkpoint was saved with" in x for x in lines)
