@@ -24,6 +24,8 @@ from __future__ import annotations
 
 import copy
 import json
+from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
 import math
 import multiprocessing as mp
@@ -38,7 +40,7 @@ import numpy as np
 from envs.core.inputs import checked_games, checked_seed
 from envs.core.play import play_episode
 from envs.core.policy import Policy
-from envs.core.workers import die_with_parent, exit_on_sigterm, one_blas_thread
+from envs.core.workers import WorkerError, die_with_parent, exit_on_sigterm, exit_status, one_blas_thread
 
 from training.checkpoints import CheckpointError, CheckpointWarning
 from training.replay import jsonable as _jsonable
@@ -216,11 +218,35 @@ def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | N
     chunks = [seeds[i:i + size] for i in range(0, len(seeds), size)]
     ctx = mp.get_context("spawn")
     # SIGTERM ends the pool with this process (its workers would otherwise play their chunks out,
-    # orphaned), and a worker ends when this process does, however it ends
-    with exit_on_sigterm(), one_blas_thread(), ctx.Pool(len(chunks), initializer=_pool_worker_start) as pool:
-        parts = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic, record)
-                                         for c in chunks])
+    # orphaned), and a worker ends when this process does, however it ends. A worker that dies (the
+    # OOM killer, a kill) breaks the pool: an error naming it, where multiprocessing.Pool.map waited
+    # for its chunk for ever.
+    pool = ProcessPoolExecutor(len(chunks), mp_context=ctx, initializer=_pool_worker_start)
+    done, procs = False, []
+    try:
+        with exit_on_sigterm(), one_blas_thread():
+            results = pool.map(_chunk_worker, [(env_spec, focus_spec, others_spec, c, deterministic, record)
+                                               for c in chunks])
+            procs = _pool_processes(pool)  # (started by the submissions; a broken pool forgets them)
+            parts = list(results)
+        done = True
+    except BrokenProcessPool:
+        codes = sorted({exit_status(p) for p in procs if not p.is_alive() and p.exitcode != 0})  # (is_alive reaps)
+        raise WorkerError(f"an evaluation worker process died before it finished its games"
+                          f"{' (' + ', '.join(codes) + ')' if codes else ''}; nothing of this evaluation is kept",
+                          label="evaluation worker", died=True) from None
+    finally:
+        if not done:  # (an error or Ctrl-C here: the other workers' chunks are not waited for)
+            for p in procs or _pool_processes(pool):
+                if p.is_alive():
+                    p.terminate()
+        pool.shutdown(wait=True, cancel_futures=True)
     return _saved([g for part in parts for g in part])
+
+
+def _pool_processes(pool: ProcessPoolExecutor) -> list:
+    """The pool's worker processes (``ProcessPoolExecutor._processes``: what it offers no other way)."""
+    return list((getattr(pool, "_processes", None) or {}).values())
 
 
 def _saved(records: list[GameRecord]) -> list[GameRecord]:

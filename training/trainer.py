@@ -34,6 +34,7 @@ from typing import Any, Callable
 
 from envs.core.errors import ConfigError, KitchenArenaError
 from envs.core.inputs import blocking_file, check_writable, shown
+from envs.core.workers import WorkerError
 
 from training import checkpoints as ck
 from training.callbacks import (EpisodeStatsCallback, InterruptCallback, PeriodicSaveCallback, SelfPlayCallback,
@@ -682,8 +683,17 @@ def _train_locked(cfg: dict, plan: RunPlan, resumed: dict | None, resume: bool, 
         with guard, warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*rich is experimental.*")
             if remaining:
-                model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=not resume,
-                            tb_log_name=cfg["name"])
+                try:
+                    model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=not resume,
+                                tb_log_name=cfg["name"])
+                except WorkerError as e:  # a bridge worker died or was stuck: the model is whole, save it
+                    first = (str(e).splitlines() or [""])[0]
+                    if int(model.num_timesteps) > start_steps:
+                        save(False)
+                        first += (f"; the checkpoint was saved at {int(model.num_timesteps):,} timesteps "
+                                  f"(continue with: {command_line(cfg, '--resume')})")
+                    raise WorkerError(first, label=e.label, pid=e.pid, exitcode=e.exitcode, died=e.died,
+                                      remote_type=e.remote_type, remote_message=e.remote_message) from e
         interrupted = guard.requested
         meta = save(not interrupted)
     finally:

@@ -381,6 +381,7 @@ class MultiAgentVecEnv(VecEnv):
                     b.group.close()
         finally:
             stop_workers([b for b in self._backends if isinstance(b, Remote)])
+            self._signals = []  # the workers' named semaphores go now (a closed env may stay referenced)
 
     # ------------------------------------------------------------------ extras
     def add_snapshot(self, name: str, actor_state: dict) -> list[str]:

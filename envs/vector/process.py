@@ -347,7 +347,8 @@ class ProcessBatchedEnv:
             if isinstance(err, WorkerError) and err.died:
                 self._broken = err
             else:
-                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {str(err).splitlines()[0]}) and left "
+                said = (str(err).splitlines() or [""])[0]  # (a KeyboardInterrupt has no message)
+                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {said}) and left "
                                    f"the games in an unknown state; call reset() before step()")
             raise err
         return parts
@@ -440,6 +441,9 @@ class ProcessBatchedEnv:
                 self._local.close()
         finally:
             stop_workers(self._remotes)
+            # the workers' semaphores (named, in /dev/shm) go now, not when this object is collected:
+            # a closed env that stays referenced (an SB3 model's env, a sweep's list) held them
+            self._signals = []
 
     def __reduce_ex__(self, protocol):
         raise refuse_copy("ProcessBatchedEnv", "build another with the same arguments (the in-process BatchedEnv "

@@ -79,3 +79,71 @@ def test_an_evaluations_workers_end_with_it(sig):
                 os.kill(p, signal.SIGKILL)
         if proc.poll() is None:
             proc.kill()
+
+
+def test_an_evaluation_whose_worker_dies_stops_with_an_error_naming_it():
+    """``multiprocessing.Pool.map`` waits for ever for the chunk of a worker that died (the OOM
+    killer, a kill): ``evaluate --workers 2`` and ``tournament`` hung with nothing on stderr. The
+    pool is now one that breaks: a WorkerError names the death, the other worker is ended."""
+    import multiprocessing as mp
+    import threading
+
+    from envs.core.workers import WorkerError
+    from training.envspec import EnvSpec
+    from training.evaluation import play_games_parallel
+
+    spec = EnvSpec.resolve("frying_master_v1", {"players": 2})
+    out: dict = {}
+
+    def run():
+        try:
+            out["records"] = play_games_parallel(spec, "heuristic", "random", range(400), workers=2)
+        except BaseException as e:  # noqa: BLE001 - handed to the test
+            out["error"] = e
+
+    t = threading.Thread(target=run, daemon=True)
+    t.start()
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and len(mp.active_children()) < 2:
+        time.sleep(0.05)
+    workers = mp.active_children()
+    assert len(workers) >= 2, "the pool's workers did not start"
+    time.sleep(1.0)  # each has taken its chunk
+    os.kill(workers[0].pid, signal.SIGKILL)
+    t.join(60)
+    assert not t.is_alive(), "the evaluation still waits for the dead worker's chunk"
+    err = out.get("error")
+    assert isinstance(err, WorkerError) and err.died, out
+    assert "an evaluation worker process died before it finished its games" in str(err)
+    assert "killed by SIGKILL" in str(err)
+    assert not _gone({w.pid for w in workers}, within_s=10)
+
+
+def test_a_dead_bridge_worker_ends_train_with_one_line_and_a_checkpoint(tmp_path, monkeypatch, capsys):
+    """A bridge worker that died (or stopped answering) ended ``train`` in a 45-line traceback, and
+    the model it had trained was not saved; Ctrl-C on the same run saved it."""
+    pytest.importorskip("stable_baselines3")
+    from stable_baselines3.common.callbacks import BaseCallback
+
+    import training.trainer as trainer
+    from envs.core.workers import WorkerError
+    from training.checkpoints import read_metadata
+    from training.cli import main
+
+    class Dies(BaseCallback):
+        def _on_step(self) -> bool:
+            if self.num_timesteps >= 600:
+                raise WorkerError("bridge worker 4242 died (exit code -9, killed by SIGKILL) before it answered",
+                                  label="bridge worker", pid=4242, exitcode=-9, died=True)
+            return True
+
+    real = trainer.train
+    monkeypatch.setattr(trainer, "train", lambda cfg, **kw: real(cfg, **{**kw, "extra_callbacks": [Dies()]}))
+    rc = main(["train", "--quiet", "--set", "training.total_timesteps=2048", "--set", "evaluation.games=2",
+               "--set", f"output.checkpoints={tmp_path / 'ck'}", "--set", f"output.runs={tmp_path / 'runs'}",
+               "--set", "name=dies"])
+    err = capsys.readouterr().err.strip().splitlines()
+    assert rc == 2 and len(err) == 1, err
+    assert err[0].startswith("error: bridge worker 4242 died") and "the checkpoint was saved at" in err[0]
+    meta = read_metadata(tmp_path / "ck" / "frying_master" / "dies")
+    assert meta["complete"] is False and meta["timesteps"] >= 600
