@@ -88,7 +88,7 @@ def _public_fields(n: int, S: int, cat: Catalog, round_ticks: int, cd: int) -> l
               "per player: food on the completed orders this round, right or wrong (count per food; they lie face up)"),
         Field("finished", (n,), 0, 1, "per player: completed the round's orders (counting down)"),
         Field("gold", (n,), 0, cat.gold_to_win, "per player: Gold Spatula tokens"),
-        Field("last_round_total", (n,), 0, max_orders * max_flavour + cat.mode_bonus, "per player: total score of the previous round"),
+        Field("last_round_total", (n,), 0, max_orders * max_flavour + cat.mode_bonus, "per player: total score of the last round scored (the previous round; at the match's end, the final one)"),
     ]
 
 

@@ -45,7 +45,8 @@ def observation_fields(n: int) -> list[Field]:
         F("income", (), 0, 5, "income earned today / 100"),
         F("money", (), 0, 5, "money left to spend in Next Day Prep / 100"),
         F("timers", (2,), 0, 1, "sand on top of the low and the high timer / timer length"),
-        F("late", (), 0, 2, "ticks the current customer has waited with both timers empty / patience"),
+        F("late", (), 0, 2, "ticks the current customer has waited with both timers empty / patience (the tick both ran out counts; it "
+          "walks out past 1, and the closed phase still shows it at the counter)"),
         F("washes_left", (), 0, 1, "washes left on the Dishwasher today / 2"),
         F("first_served", (), 0, 1, "1 once the day's first customer is served (both timers started)"),
         F("current_kind", (3,), 0, 1, "card at the counter: none, customer, event"),
@@ -57,11 +58,12 @@ def observation_fields(n: int) -> list[Field]:
         F("current_needs", (I,), 0, 1, "ingredients the current customer's dish needs"),
         F("current_ready", (), 0, 1, "every ingredient the current dish needs is on row 1 or higher"),
         F("deck", (5,), 0, 1, "Regular deck size / 80, Coupons in it / 24, Coupon deck size / 24, Events in it / 15, Event pile / 15"),
-        F("regular_left", (R,), 0, 1, "Regular customers of each recipe still to come today / 3"),
+        F("regular_left", (R,), 0, 1, "Regular customers of each recipe not revealed yet today / 3 (after closing: those the day did not reach)"),
         F("coupon_unseen", (R,), 0, 1, "Coupon customers of each recipe not yet seen today (in either deck) / 2"),
         F("recipe_in_play", (R,), 0, 1, "recipe held by a chef"),
         F("recipe_holder", (R, n), 0, 1, "relative one-hot holder of each recipe"),
-        F("recipe_offer", (R,), 0, 1, "recipe offered for purchase now (Next Day Prep)"),
+        F("recipe_offer", (R,), 0, 1, "recipe offered for purchase now (Next Day Prep), as a set: which offer slot holds which recipe is not "
+          "shown (buy_recipe names a slot; a known gap, docs/wok_star.md)"),
         F("recipe_price", (R,), 0, 1, "price of each recipe / 31 (constant)"),
         F("ing_in_play", (I,), 0, 1, "Ingredient card in play"),
         F("ing_level", (I,), 0, 1, "ingredient token row / top row"),
@@ -84,7 +86,7 @@ def observation_fields(n: int) -> list[Field]:
         F("hustle_supply", (), 0, 1, "Hustle tokens in the supply / 25"),
         F("events_today", (E,), 0, 1, "Event cards revealed today"),
         F("events_gone", (E,), 0, 1, "Event cards discarded on earlier days"),
-        F("passes", (), 0, 1, "passes in a row in Next Day Prep / players"),
+        F("passes", (), 0, 1, "passes in a row in Next Day Prep / players (kept from the last Next Day Prep until the next one)"),
     ]
 
 
@@ -97,7 +99,8 @@ def hidden_fields() -> list[Field]:
         Field("deck_coupons", (R,), 0, 1, "HIDDEN: Coupon customers of each recipe in the Regular deck / 2"),
         Field("deck_events", (E,), 0, 1, "HIDDEN: Event cards in the Regular deck"),
         Field("deck_top", (TOP_CARDS, width), 0, 1,
-              "HIDDEN: next cards of the Regular deck, each one-hot recipe + coupon flag + event"),
+              "HIDDEN: next cards of the Regular deck, each one-hot recipe + coupon flag + event (between Daily "
+              "Accounting and the next opening the deck is not shuffled yet: not the next day's order)"),
     ]
 
 
