@@ -25,6 +25,7 @@ mask as ``action_masks=obs["action_mask"].astype(bool)``.
 from __future__ import annotations
 
 import hashlib
+import math
 from collections.abc import Mapping
 
 import numpy as np
@@ -91,7 +92,7 @@ class SeatEncoder:
             raise ValueError(f"{where}: unknown agent {agent!r}; allowed: one of {self.agents}")
         x = self._entry(obs, "observation", self.obs_dim, where)
         out = self.encode(x, self.seat_of[agent])
-        if not np.isfinite(out).all():
+        if not math.isfinite(out.sum()):  # (a NaN or an infinity anywhere makes the sum one)
             raise ValueError(f"{where}: observation holds a value that is not a finite number (NaN, an infinity, "
                              f"or one past float32's range); allowed: the env's observation, finite numbers")
         return out
@@ -99,8 +100,15 @@ class SeatEncoder:
     def mask_of(self, obs: dict, where: str = "encoder") -> np.ndarray:
         """``obs["action_mask"]`` as a boolean vector of the env's number of actions."""
         m = self._entry(obs, "action_mask", self.n_actions, where)
-        if m.dtype != np.bool_ and (not np.issubdtype(m.dtype, np.number) or ((m != 0) & (m != 1)).any()):
-            bad = m[(m != 0) & (m != 1)][:3].tolist() if np.issubdtype(m.dtype, np.number) else m.dtype
+        kind = m.dtype.kind
+        if kind == "b":
+            return m
+        if kind in "iu" and m.dtype.itemsize == 1:  # the env's int8: one reduction (-1 reads as 255)
+            wrong = bool(m.view(np.uint8).max() > 1)
+        else:
+            wrong = kind not in "iuf" or bool(((m != 0) & (m != 1)).any())
+        if wrong:
+            bad = m[(m != 0) & (m != 1)][:3].tolist() if kind in "iuf" else m.dtype
             raise ValueError(f"{where}: action_mask holds {shown(bad, 60)}; allowed: 0 and 1 (or booleans), one "
                              f"entry per action, 1 where the action is legal")
         return m.astype(bool)
