@@ -345,6 +345,8 @@ class HeuristicPolicy(Policy):
         for a, v in self._pick_scores(view, legal, ix, hand):
             if v > best:
                 best, best_a = v, a
+        if world is not None:  # recalling from the world: nothing to remember (the simulations' hot path)
+            return best_a
         hand[best_a - ix.pick0] += 1
         key = _table_key(view)
         self._memory.pop((agent, key), None)
