@@ -591,7 +591,8 @@ def load_checkpoint(directory: str | Path, env_spec: EnvSpec | None = None, stri
     where = _where(d)
     meta = verify_file(d)
     if meta["algorithm"] != "MaskablePPO":
-        raise CheckpointError(f"{where}: algorithm {meta['algorithm']!r} is not supported; allowed: 'MaskablePPO'")
+        hint = " (an RLlib checkpoint: train or resume it with --backend rllib)" if meta["algorithm"] == "rllib-ppo" else ""
+        raise CheckpointError(f"{where}: algorithm {meta['algorithm']!r} is not supported; allowed: 'MaskablePPO'{hint}")
     if env_spec is None:
         env_spec = EnvSpec.resolve(meta["env_id"], _trained_options(meta))
     check_env(meta, env_spec, where, strict)

@@ -349,6 +349,8 @@ def command_line(cfg: Mapping[str, Any], *extra: str) -> str:
         parts += ["--config", str(cfg["_path"])]
     for o in cfg.get("_overrides") or []:
         parts += ["--set", o]
+    if cfg.get("_backend") == "rllib":  # (the default backend, sb3, goes unnamed)
+        parts += ["--backend", "rllib"]
     return " ".join(shlex.quote(p) for p in parts + list(extra))
 
 

@@ -118,6 +118,12 @@ def check_supported(cfg: dict, plan: Any, resume: bool = False, address: str | N
         refuse("training.action_sampler", t["action_sampler"], UNSUPPORTED["training.action_sampler"])
     if t["worker_timeout_s"] is not None:
         refuse("training.worker_timeout_s", t["worker_timeout_s"], UNSUPPORTED["training.worker_timeout_s"])
+    runners, per = env_runner_layout(cfg)
+    most = ck.MAX_SEED - runners * per  # RLlib seeds runner w with seed + w, and its copy i with that + i
+    if t["seed"] is not None and t["seed"] > most:
+        raise ConfigError(f"config key training.seed: {t['seed']} is not allowed with the RLlib backend and "
+                          f"{runners} env runner(s) x {per} copies: RLlib seeds each runner and copy with the seed "
+                          f"plus its index, which must stay within 2**32 - 1; allowed: 0..{most}")
     if resume and ck.is_checkpoint(plan.checkpoint_dir):
         meta = ck.read_metadata(plan.checkpoint_dir)
         if meta["algorithm"] != ALGORITHM:
@@ -667,6 +673,7 @@ def train_rllib(cfg: dict, address: str | None = None, resume: bool = False, ove
     that cluster and disconnects at the end."""
     from training.trainer import check_run, run_lock
 
+    cfg["_backend"] = "rllib"  # (the commands the run prints, to resume or reproduce it, name the backend)
     plan, resumed = check_run(cfg, resume, overwrite)
     check_supported(cfg, plan, resume, address)
     with run_lock(plan):  # as the SB3 backend: one train of a run name at a time
@@ -681,9 +688,14 @@ def _train_rllib_locked(cfg: dict, plan: Any, resumed: dict | None, address: str
     from training.obs import SeatEncoder
     from training.plotting import plot_curve, read_curve, write_curve
     from training.pool import SnapshotStore
-    from training.trainer import TrainResult, evaluate_run
+    from training.trainer import TrainResult, _evaluate_or_stop
 
     ckpt_dir, run_dir = plan.checkpoint_dir, plan.run_dir
+    if (resumed is not None and int(resumed["timesteps"]) >= cfg["training"]["total_timesteps"]
+            and resumed.get("complete") and resumed.get("evaluation") is None):
+        # stopped during its final evaluation (Ctrl-C): the checkpoint is complete, evaluate it alone
+        log(f"{ckpt_dir} is complete with no evaluation (the last run was stopped during it): evaluating it")
+        return _evaluate_or_stop(cfg, plan, ckpt_dir, TrainResult(ckpt_dir, resumed, False, 0.0), log)
     if resumed is not None and int(resumed["timesteps"]) >= cfg["training"]["total_timesteps"]:
         log(f"nothing to do: {ckpt_dir} already has {int(resumed['timesteps']):,} timesteps "
             f"(training.total_timesteps is {cfg['training']['total_timesteps']:,}); nothing was changed. "
@@ -841,7 +853,7 @@ def _train_rllib_locked(cfg: dict, plan: Any, resumed: dict | None, address: str
     if interrupted:
         log("interrupted: checkpoint saved; continue it with the same command and --resume")
         return result
-    return evaluate_run(cfg, plan, ckpt_dir, result, log)
+    return _evaluate_or_stop(cfg, plan, ckpt_dir, result, log)  # (Ctrl-C in it: one line, --resume evaluates)
 
 
 # ---------------------------------------------------------------------- benchmark

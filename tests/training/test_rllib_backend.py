@@ -117,6 +117,23 @@ def test_trains_end_to_end_on_rllib_and_evaluates_unchanged(case, tmp_path):
     assert again["counters"]["n_updates"] > meta["counters"]["n_updates"]
     r = _cli("train", "--config", str(config), "--backend", "rllib", "--resume", *more, timeout=60)
     assert r.returncode == 0 and "nothing to do" in r.stdout
+    # its reproduce block names the backend (it had retrained with SB3)
+    assert "--backend rllib" in (d / "evaluation.md").read_text(encoding="utf-8")
+    # the SB3 backend's refusal says which backend resumes it
+    r = _cli("train", "--config", str(config), "--resume", "--set", f"training.total_timesteps={again['timesteps'] + 500}",
+             timeout=60)
+    assert r.returncode == 2 and "with --backend rllib" in r.stderr, r.stderr
+    # stopped during its final evaluation (complete, evaluation null): --resume evaluates it alone,
+    # before Ray starts (it had said "nothing to do" and never evaluated)
+    import json
+    m = json.loads((d / "metadata.json").read_text(encoding="utf-8"))
+    m["evaluation"] = None
+    (d / "metadata.json").write_text(json.dumps(m), encoding="utf-8")
+    (d / "evaluation.md").unlink()
+    r = _cli("train", "--config", str(config), "--backend", "rllib", "--resume", *more, timeout=120)
+    assert r.returncode == 0 and "complete with no evaluation" in r.stdout, r.stdout[-2000:] + r.stderr[-2000:]
+    assert RAY_STARTED not in r.stderr + r.stdout and (d / "evaluation.md").is_file()
+    again = ck.verify_file(d)
     with open(d / "rllib_module.npz", "ab") as f:  # a changed file is refused before Ray starts
         f.write(b"x")
     r = _cli("train", "--config", str(config), "--backend", "rllib", "--resume",
@@ -139,6 +156,18 @@ def test_a_key_without_rllib_meaning_is_refused_before_ray_starts(item, key, tmp
     assert len(err) == 1 and key in err[0] and "not supported by the RLlib backend" in err[0], r.stderr
     assert RAY_STARTED not in r.stderr + r.stdout
     assert not (tmp_path / "ck").exists()
+
+
+def test_a_seed_past_what_rllib_can_give_each_runner_is_refused_before_ray_starts(tmp_path):
+    """RLlib seeds runner w with seed + w (and its copies on from there): 2**32 - 1 passed --dry-run
+    and then died inside Ray with a multi-screen traceback."""
+    config = _yaml(tmp_path, FRY, "{players: 2}", "seats:\n  others: {random: 1}\n")
+    for dry in ([], ["--dry-run"]):
+        r = _cli("train", "--config", str(config), "--backend", "rllib", "--set", "training.seed=4294967295", *dry,
+                 timeout=60)
+        err = [line for line in r.stderr.splitlines() if line.startswith("error:")]
+        assert r.returncode == 2 and len(err) == 1 and "training.seed" in err[0] and "allowed: 0..4294967293" in err[0]
+        assert RAY_STARTED not in r.stderr + r.stdout
 
 
 def test_init_from_is_refused_by_the_rllib_backend_before_ray_starts(tmp_path):
