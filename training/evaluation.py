@@ -231,7 +231,8 @@ def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | N
             parts = list(results)
         done = True
     except BrokenProcessPool:
-        codes = sorted({exit_status(p) for p in procs if not p.is_alive() and p.exitcode != 0})  # (is_alive reaps)
+        ends = (exit_status(p, 0.5) for p in procs)
+        codes = sorted({st for st in ends if st not in ("still running", "exit code 0")})
         raise WorkerError(f"an evaluation worker process died before it finished its games"
                           f"{' (' + ', '.join(codes) + ')' if codes else ''}; nothing of this evaluation is kept",
                           label="evaluation worker", died=True) from None
