@@ -554,16 +554,25 @@ class PlannerPolicy(Policy):
         self.seed = seed  # the spec's seed, mixed with each episode's
         self.own_actions: dict[str, list[int]] = {}
         self.memory: dict[str, list[Any]] = {}  # per seat, what the game's ``remember`` kept
+        self._tick: dict[str, int] = {}  # per seat, the game tick of its last decision
 
     def reset(self, seed: int | None = None) -> None:
         self.own_actions = {}
         self.memory = {}
+        self._tick = {}
         if seed is not None:
             base = 0 if self.seed is None else self.seed
             self.planner.reseed(int(np.random.SeedSequence([base, int(seed)]).generate_state(1)[0]))
 
     def act(self, observation: Mapping[str, np.ndarray], agent: str, env: Any = None) -> int:
         engine = table_engine(env, self.engine_name, "planner")  # given, reset, of its game
+        tick = int(engine.tick)
+        if tick == 0 or tick < self._tick.get(agent, -1):
+            # a new game without reset() (a PettingZoo loop calls none): the last one's actions and
+            # memories would grow for ever and be read as this game's (a round's items by its number)
+            self.own_actions.pop(agent, None)
+            self.memory.pop(agent, None)
+        self._tick[agent] = tick
         mine = self.own_actions.setdefault(agent, [])
         seen = self.memory.setdefault(agent, [])
         if self.planner.remember is not None:
