@@ -237,7 +237,8 @@ class GameEngine(ABC):
         if len(joint) != len(live) or not all(a in joint for a in live):  # else: exactly the live agents
             unknown = [a for a in joint if a not in self.agents]
             if unknown:
-                raise IllegalActionError(unknown[0], joint[unknown[0]], "?", f"no such agent; agents are {list(self.agents)}")
+                raise IllegalActionError(unknown[0], joint[unknown[0]], "?",
+                                         f"no such agent; agents are {list(self.agents)}")
             missing = [a for a in live if a not in joint]
             if missing:
                 wait = self.default_action(missing[0])  # noop, or where noop is illegal the game's default

@@ -62,9 +62,9 @@ CORE_OPTIONS = ConfigSpec(
                "'noop': it is replaced by the game's default legal action (noop wherever noop is legal) and flagged in "
                "infos (for training code that samples without masks)",
                choices=("raise", "noop")),
-        Option("max_ticks", None, ("truncate the episode when the game's tick reaches this many: after this many steps of a game "
-                "dealt by reset, after max_ticks - t of one restored from a snapshot at tick t "
-                "(None: the game's documented default)"),
+        Option("max_ticks", None, ("truncate the episode when the game's tick reaches this many: after this many "
+                                   "steps of a game dealt by reset, after max_ticks - t of one restored from a "
+                                   "snapshot at tick t (None: the game's documented default)"),
                kind="int", low=1, allow_none=True),
         Option("max_cycles", None, "PettingZoo's name for max_ticks (one AEC cycle is one tick); give either, or both equal",
                kind="int", low=1, allow_none=True),
@@ -231,7 +231,9 @@ class TickParallelEnv(ParallelEnv):
         # leaves the env as it was
         unknown = [k for k in options if k != "snapshot"]
         if unknown:
-            keys = ", ".join(shown(k) for k in unknown[:10]) + (f" and {len(unknown) - 10} more" if len(unknown) > 10 else "")
+            keys = ", ".join(shown(k) for k in unknown[:10])
+            if len(unknown) > 10:
+                keys += f" and {len(unknown) - 10} more"
             logger.warn(f"{self.metadata['name']}.reset: ignoring unknown options {keys}; known: ['snapshot']")
         if "snapshot" in options and seed is not None:
             logger.warn(f"{self.metadata['name']}.reset: seed={shown(seed)} ignored: a snapshot carries its own "

@@ -107,6 +107,7 @@ def test_verbose_infos_are_the_callers_own(env_id):
                     assert env.unwrapped.last_step_details()[a][k] == kept
         if seen >= 3:
             break
+    assert seen >= 3, "no nested info value was checked"
 
 
 def test_a_deep_copied_frying_master_engine_is_never_served_a_freed_engines_observation():
