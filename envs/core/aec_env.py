@@ -55,7 +55,8 @@ class TickAECEnv(AECEnv):
     """Base of every game's AEC env; a game sets ``parallel_cls`` (its ParallelEnv class)."""
 
     parallel_cls: ClassVar[type[TickParallelEnv]]
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "abstract", "is_parallelizable": True}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "abstract", "is_parallelizable": True,
+                                "render_fps": 1}
 
     def __init__(self, **kwargs: Any):
         super().__init__()

@@ -129,6 +129,8 @@ class TickParallelEnv(ParallelEnv):
                               "max_cycles is PettingZoo's name for max_ticks: give one of them")
         self.max_ticks = mt or mc or self.default_tick_bound()
         self.seconds_per_tick = float(self.config.get("seconds_per_tick", 1.0))
+        # one frame a tick when a human watches (PettingZoo's and gymnasium's render checks ask for it)
+        self.metadata = {**type(self).metadata, "render_fps": 1.0 / self.seconds_per_tick}
         self.possible_agents = list(self.engine_cls.agent_ids(self.engine_config))
         self.agents: list[str] = []
         self.encoder = self.make_encoder()

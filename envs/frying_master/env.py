@@ -14,7 +14,8 @@ from envs.frying_master.rules.end_of_round import match_tick_bound
 class FryingMasterEnv(TickParallelEnv):
     """Frying Master for 2-4 chefs; one step is one tick of table time."""
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "frying_master_v1", "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "human"], "name": "frying_master_v1", "is_parallelizable": True,
+                "render_fps": 1}
     engine_cls = FryingMasterEngine
     encoder_cls = FryingMasterEncoder
     game_options = GAME_OPTIONS

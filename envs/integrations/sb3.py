@@ -52,7 +52,9 @@ every seat must stay live the whole game (true of all Kitchen Arena games).
 
 from __future__ import annotations
 
+import copy
 import warnings
+from collections.abc import Mapping
 from typing import Any, Sequence
 
 import numpy as np
@@ -61,7 +63,7 @@ from stable_baselines3.common.vec_env import VecEnv, VecEnvWrapper
 from stable_baselines3.common.vec_env.base_vec_env import VecEnvIndices, VecEnvObs, VecEnvStepReturn
 
 from envs.core.errors import IllegalActionError
-from envs.core.inputs import checked_int
+from envs.core.inputs import checked_int, shown
 
 __all__ = ["ActionMaskVecEnv", "EXPECTED_METHOD_NAME", "checked_indices", "checked_seed"]
 
@@ -110,7 +112,12 @@ class ActionMaskVecEnv(VecEnvWrapper):
         if illegal_action not in (None, "raise", "noop"):
             raise ValueError(f"ActionMaskVecEnv: illegal_action={illegal_action!r} is not allowed; allowed: None "
                              f"(read it from the chain), 'raise' or 'noop' (the games' own option)")
-        self._check_masks = (illegal_action or _illegal_action_of(self._gym_venv) or "raise") == "raise"
+        chain = _illegal_action_of(self._gym_venv)
+        if illegal_action is not None and chain is not None and illegal_action != chain:
+            raise ValueError(f"ActionMaskVecEnv: illegal_action={illegal_action!r} but the chain's games were built "
+                             f"with illegal_action={chain!r}; give {chain!r} or leave it out (it is read from the "
+                             f"chain): with the wrong one an action a game refuses would move the games before it")
+        self._check_masks = (illegal_action or chain or "raise") == "raise"
         self._reset_done = False
 
     # ------------------------------------------------------------------ masks
@@ -166,18 +173,40 @@ class ActionMaskVecEnv(VecEnvWrapper):
         """Seed the next ``reset``: game ``g`` of the chain is dealt with seed ``seed + g``
         (SuperSuit's numbering; under ``num_cpus>1`` game ``j`` of the worker whose first slot
         is ``k`` gets ``seed + k + j``, see :func:`_reset_gym_venv`). ``None``: the games'
-        generators carry on. Returns one entry per slot, as SB3's ``VecEnv.seed``."""
+        generators carry on. Returns one entry per slot, as SB3's ``VecEnv.seed``: the seed of
+        the slot's game. Under ``num_cpus>1`` the chain does not show how many slots a game has,
+        so every entry is None (SB3's word for "not known")."""
         self._usable()
         self._next_seed = checked_seed(seed, "ActionMaskVecEnv")
-        return [None if seed is None else int(seed) + i for i in range(self.num_envs)]
+        sizes = _game_sizes(self._gym_venv)
+        if seed is None or sizes is None or sum(sizes) != self.num_envs:
+            return [None] * self.num_envs
+        return [int(seed) + g for g, size in enumerate(sizes) for _ in range(size)]
 
     def set_options(self, options: list[dict] | dict | None = None) -> None:
-        """Options for the next ``reset`` (passed to every game's ``reset``; SuperSuit takes one dict)."""
+        """Options for the next ``reset`` (passed to every game's ``reset``; SuperSuit takes one dict).
+        Checked here, where a refusal changes nothing: None or a dict (the games know the key
+        ``"snapshot"``), or a list of equal ones. A snapshot is restored into a copy of the first
+        game first (SuperSuit's in-process chain); under ``num_cpus>1`` no game is at hand to
+        check it on, and a snapshot a worker refused would end that worker for good, so snapshots
+        are refused there."""
+        self._usable()
         if isinstance(options, list):
             if any(o != options[0] for o in options):
-                raise ValueError("SuperSuit's chain passes one options dict to every game")
+                raise ValueError("ActionMaskVecEnv.set_options: SuperSuit's chain passes one options dict to every "
+                                 "game; allowed: None, a dict, or a list of equal dicts")
             options = options[0] if options else None
-        self._next_options = options
+        if options is not None and not isinstance(options, Mapping):
+            raise ValueError(f"ActionMaskVecEnv.set_options: options={shown(options)} is not allowed; allowed: None "
+                             f"or a dict (the games' known key: 'snapshot'), or a list of equal ones")
+        if options is not None and "snapshot" in options:
+            game = _first_game(self._gym_venv)
+            if game is None:
+                raise ValueError("ActionMaskVecEnv.set_options: a snapshot cannot be checked before SuperSuit's "
+                                 "worker processes read it (num_cpus>1), and one they refused would end them for "
+                                 "good; reset from snapshots on the in-process chain (num_cpus=0)")
+            copy.deepcopy(game).restore(options["snapshot"], in_progress=True)  # SnapshotError, nothing changed
+        self._next_options = None if options is None else dict(options)
 
     # ------------------------------------------------------------------ reset / step
     def reset(self) -> VecEnvObs:
@@ -297,6 +326,25 @@ def checked_seed(seed: Any, owner: str) -> int | None:
 
 
 # ---------------------------------------------------------------------- SuperSuit internals
+def _game_sizes(gym_venv) -> list[int] | None:
+    """The slot count of each game of SuperSuit's in-process chain (``ConcatVecEnv`` of one
+    ``MarkovVectorEnv`` per game), in slot order; None where the chain does not show it."""
+    try:
+        sizes = [int(v.num_envs) for v in gym_venv.vec_envs]
+    except (AttributeError, TypeError, ValueError):
+        return None
+    return sizes or None
+
+
+def _first_game(gym_venv):
+    """The first game's own env (unwrapped) in SuperSuit's in-process chain, or None."""
+    try:
+        game = gym_venv.vec_envs[0].par_env.unwrapped
+    except (AttributeError, IndexError, TypeError):
+        return None
+    return game if callable(getattr(game, "restore", None)) else None
+
+
 def _illegal_action_of(gym_venv) -> str | None:
     """The games' ``illegal_action`` read from SuperSuit's in-process chain (``ConcatVecEnv`` of
     ``MarkovVectorEnv`` of the parallel env), or None (its multiprocessing chain hides it)."""

@@ -31,7 +31,8 @@ def max_steps_bound(players: int, round_limit: int, menu_deck_size: int) -> int:
 
 
 class WaroongWarsEnv(TickParallelEnv):
-    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "waroong_wars_v1", "is_parallelizable": True}
+    metadata: ClassVar[dict] = {"render_modes": ["ansi", "human"], "name": "waroong_wars_v1", "is_parallelizable": True,
+                                "render_fps": 1}
     engine_cls = WaroongEngine
     encoder_cls = WaroongEncoder
     game_options = GAME_OPTIONS

@@ -16,7 +16,8 @@ class WokStarEnv(TickParallelEnv):
     ``docs/wok_star.md`` for the rules table, observation and actions.
     """
 
-    metadata = {"render_modes": ["ansi", "human"], "name": "wok_star_v1", "is_parallelizable": True}
+    metadata = {"render_modes": ["ansi", "human"], "name": "wok_star_v1", "is_parallelizable": True,
+                "render_fps": 1}
     engine_cls = WokStarEngine
     encoder_cls = WokStarEncoder
     game_options = GAME_OPTIONS

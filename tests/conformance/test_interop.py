@@ -546,6 +546,28 @@ def test_a_wrapper_that_edits_metadata_changes_only_its_own_env(env_id):
 
 
 @pytest.mark.parametrize("env_id", IDS)
+def test_metadata_declares_the_render_fps_that_gymnasiums_render_check_asks_for(env_id):
+    """``"human"`` was listed with no ``render_fps``: gymnasium's render checker warned, and
+    PettingZoo's video wrappers fell back to 30 frames a second. One frame a tick of table time."""
+    import warnings
+
+    from gymnasium.utils.passive_env_checker import env_render_passive_checker  # gymnasium's own check
+
+    mod = _module(env_id)
+    for env in (mod.env(**SMALL[env_id], render_mode="ansi"), mod.parallel_env(**SMALL[env_id], render_mode="ansi")):
+        assert env.metadata["render_fps"] == 1.0, env.metadata
+        env.reset(seed=0)  # (the checker renders)
+        with warnings.catch_warnings():
+            warnings.simplefilter("error")
+            env_render_passive_checker(env)
+    if "seconds_per_tick" in mod.raw_env.config_spec().names():
+        env = mod.parallel_env(**SMALL[env_id], seconds_per_tick=0.5)
+        assert env.metadata["render_fps"] == 2.0
+        assert mod.parallel_env(**SMALL[env_id]).metadata["render_fps"] == 1.0  # the class's is untouched
+        assert mod.env(**SMALL[env_id], seconds_per_tick=0.5).metadata["render_fps"] == 2.0
+
+
+@pytest.mark.parametrize("env_id", IDS)
 def test_reset_refuses_a_snapshot_of_a_finished_game_and_warns_of_an_ignored_seed(env_id):
     """``reset(options={"snapshot": s})`` of a game that was over returned no agents (the
     AEC form then had no agent to select); a seed given with a snapshot was dropped silently."""

@@ -366,3 +366,77 @@ def test_the_step_pairing_is_kept_and_a_closed_chain_answers_nothing(num_cpus):
         with pytest.raises(RuntimeError, match="this ActionMaskVecEnv is closed"):
             call()
     venv.close()  # again: harmless
+
+
+def test_seed_returns_the_seed_each_slot_was_dealt_with():
+    """``seed(s)`` returned ``s + slot`` where slot ``i``'s game is dealt ``s + i // P``; under
+    ``num_cpus>1`` the chain does not show a game's slots, so SB3's "not known" (None) is returned."""
+    env_id = envs.ENV_IDS[1]
+    venv = make_venv(env_id, n_games=3)
+    try:
+        got = venv.seed(10)
+        obs = venv.reset()
+        shadow = Shadow(env_id, [10, 11, 12])
+        assert got == [10 + i // shadow.P for i in range(venv.num_envs)]
+        for i, s in enumerate(got):  # the seed returned for a slot deals that slot's observation
+            alone = Shadow(env_id, [s])
+            np.testing.assert_array_equal(obs[i], alone.observations()[i % shadow.P])
+        assert venv.seed(None) == [None] * venv.num_envs
+    finally:
+        venv.close()
+    multi = make_venv(env_id, n_games=2, num_cpus=2)
+    try:
+        assert multi.seed(3) == [None] * multi.num_envs
+    finally:
+        multi.close()
+
+
+def test_illegal_action_given_against_the_chains_own_is_refused():
+    """``illegal_action="noop"`` over games built with ``"raise"`` was taken: the masks went
+    unchecked, and an illegal action moved the games before the one that refused it."""
+    env_id = envs.ENV_IDS[1]
+    for games, given in (("raise", "noop"), ("noop", "raise")):
+        venv = make_venv(env_id, illegal_action=games)
+        try:
+            with pytest.raises(ValueError, match=rf"illegal_action='{given}' but the chain's games were built with "
+                                                 rf"illegal_action='{games}'"):
+                ActionMaskVecEnv(venv.venv, illegal_action=given)
+            assert ActionMaskVecEnv(venv.venv, illegal_action=games)._check_masks == (games == "raise")
+        finally:
+            venv.close()
+
+
+@pytest.mark.parametrize("num_cpus", [0, 2])
+def test_set_options_checks_what_the_next_reset_would_pass_on(num_cpus):
+    """``set_options`` stored anything, even on a closed wrapper: the next ``reset`` refused it,
+    and under ``num_cpus>1`` the refusal ended SuperSuit's workers for good (the chain broken).
+    Now a bad value is refused when given, and the chain plays on as before."""
+    from envs.core.errors import SnapshotError
+
+    env_id = envs.ENV_IDS[1]
+    venv, twin = make_venv(env_id, num_cpus=num_cpus), make_venv(env_id, num_cpus=num_cpus)
+    par = envs.get_env_module(env_id).parallel_env(**small_config(env_id))
+    par.reset(seed=4)
+    good = par.snapshot()
+    try:
+        for bad in (42, "snapshot", [{"snapshot": good}, {}]):
+            with pytest.raises(ValueError, match="set_options"):
+                venv.set_options(bad)
+        if num_cpus == 0:
+            with pytest.raises(SnapshotError):
+                venv.set_options({"snapshot": {"not": "a snapshot"}})
+            venv.set_options({"snapshot": good})  # a good one is taken: every game starts from it
+            obs = venv.reset()
+            np.testing.assert_array_equal(obs, np.tile(Shadow(env_id, [4]).observations(), (N_GAMES, 1)))
+        else:
+            with pytest.raises(ValueError, match="a snapshot cannot be checked before SuperSuit's worker processes"):
+                venv.set_options({"snapshot": good})
+        for v in (venv, twin):  # the refused options were not kept: both chains play on alike
+            v.seed(2)
+            v.reset()
+        np.testing.assert_array_equal(venv.action_masks(), twin.action_masks())
+    finally:
+        venv.close()
+        twin.close()
+    with pytest.raises(RuntimeError, match="this ActionMaskVecEnv is closed"):
+        venv.set_options(None)
