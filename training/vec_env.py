@@ -63,6 +63,7 @@ observation, see :mod:`training.obs`). ``num_envs = n_copies * learners``.
 from __future__ import annotations
 
 import multiprocessing as mp
+import os
 import sys
 from typing import Any, Sequence
 
@@ -136,6 +137,7 @@ class MultiAgentVecEnv(VecEnv):
     def __init__(self, settings: BridgeSettings, n_copies: int, workers: int = 1, spin_s: float | None = None,
                  timeout_s: float | None = None):
         self._closed = False  # first: close() (and __del__) work whatever fails below
+        self._pid = os.getpid()  # the process whose workers these are (a fork's child may not use them)
         self._backends: list[Any] = []
         self._signals: list[tuple] = []  # each worker's (semaphore, status word): how a step answers
         self._block: dict[str, np.ndarray] | None = None  # every slot's arrays in shared memory (with workers)
@@ -189,7 +191,7 @@ class MultiAgentVecEnv(VecEnv):
 
     # ------------------------------------------------------------------ one command to every backend
     def _usable(self) -> None:
-        refuse_if_unusable("MultiAgentVecEnv", self._closed, self._broken)
+        refuse_if_unusable("MultiAgentVecEnv", self._closed, self._broken, self._pid)
         if self._waiting:
             raise RuntimeError("step_async() was called and step_wait() was not: call step_wait() first")
 
@@ -309,7 +311,7 @@ class MultiAgentVecEnv(VecEnv):
     def _answerable(self) -> None:
         """The slots' own answers (masks, attributes, seeds) are refused once the env is closed or
         broken, as every command is (module doc): they had kept answering with the last masks."""
-        refuse_if_unusable("MultiAgentVecEnv", self._closed, self._broken)
+        refuse_if_unusable("MultiAgentVecEnv", self._closed, self._broken, self._pid)
 
     def action_masks(self) -> np.ndarray:
         """Boolean legal-action masks of the current observations, ``(num_envs, A)``."""

@@ -27,7 +27,7 @@ from typing import Any
 import numpy as np
 
 from envs.core.workers import WorkerError  # noqa: F401  (raised by the bridge)
-from envs.core.workers import ANSWERED, answer_step, serve, shared_arrays, status_word
+from envs.core.workers import ANSWERED, answer_step, die_with_parent, serve, shared_arrays, status_word
 
 from training.checkpoints import CheckpointWarning
 from training.copies import BridgeSettings, CopyGroup
@@ -105,6 +105,7 @@ def worker_main(conn, settings: BridgeSettings, copy_indices: list[int], shared:
     # The main process built these policies first (training.trainer.plan_run, the bridge's in-process
     # group) and showed their CheckpointWarnings once; a worker would only repeat them.
     warnings.simplefilter("ignore", CheckpointWarning)
+    die_with_parent()  # (a sibling forked from the main process holds the pipe open: its end would not show)
     buffers, start, stop, spin_s, signal = shared
     slots: list[SharedSlots] = []
 

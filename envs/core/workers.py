@@ -31,8 +31,10 @@ from __future__ import annotations
 
 import os
 import signal
+import threading
 import time
 import traceback
+import weakref
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
@@ -208,13 +210,41 @@ def receive(conn, proc, label: str, timeout_s: float | None = None) -> Any:
     return payload
 
 
+#: Every live :class:`Remote` of this process (see :func:`_forget_inherited_workers`).
+_REMOTES: "weakref.WeakSet[Remote]" = weakref.WeakSet()
+
+
+def _forget_inherited_workers() -> None:
+    """In the child of an ``os.fork()``: the parent's workers are not this process's. Python's
+    ``multiprocessing`` still counted them as its children, and at the child's exit terminated them
+    (daemonic children are ended at exit): the parent's env lost its workers. (A process started by
+    ``multiprocessing`` itself forgets them already.)"""
+    try:
+        from multiprocessing import process
+
+        children = process._children  # the set multiprocessing's exit handler terminates
+    except (ImportError, AttributeError):  # pragma: no cover - another Python's layout
+        return
+    for r in list(_REMOTES):
+        children.discard(getattr(r.proc, "_popen", None))  # (Python <= 3.11 holds the Popen...)
+        children.discard(r.proc)  # (...later ones the Process)
+
+
+if hasattr(os, "register_at_fork"):
+    os.register_at_fork(after_in_child=_forget_inherited_workers)
+
+
 class Remote:
     """The parent's end of one worker process: ``target(conn, *args)`` runs
     in a new process of ``ctx`` (its end of the pipe is closed here, so that
-    its death is seen as the end of the pipe)."""
+    its death is seen as the end of the pipe). It belongs to the process that
+    made it (``owner_pid``): the child of an ``os.fork()`` inherits the pipe, but
+    :func:`stop_workers` there only drops its copy (the workers are the parent's),
+    and the envs built on it refuse to be used there (:func:`refuse_if_unusable`)."""
 
     def __init__(self, ctx, target: Callable[..., None], args: tuple, label: str, timeout_s: float | None = None):
         self.label = label
+        self.owner_pid = os.getpid()
         self.timeout_s = timeout_s  # how long an answer may take (None: no limit; see receive)
         self.conn, child = ctx.Pipe()
         self.proc = ctx.Process(target=target, args=(child, *args), daemon=True)
@@ -222,6 +252,7 @@ class Remote:
             self.proc.start()
         finally:
             child.close()
+        _REMOTES.add(self)
 
     def send(self, cmd: str, data: Any = None) -> None:
         send(self.conn, self.proc, self.label, cmd, data)
@@ -248,8 +279,17 @@ def stop_workers(remotes: Iterable[Remote], timeout: float = 5.0) -> None:
     always returns, within about ``timeout`` + 2 seconds. Each live worker is
     sent ``close``; whatever it still sends (answers to earlier commands, the
     close answer) is read and dropped until its pipe ends or the time is up;
-    a worker still running then is terminated, then killed."""
+    a worker still running then is terminated, then killed. Workers of another process (this
+    one is the child of an ``os.fork()`` of their owner) are left running: only this process's
+    copy of their pipe is closed."""
     remotes = list(remotes)
+    here = os.getpid()
+    for r in [r for r in remotes if getattr(r, "owner_pid", here) != here]:
+        try:
+            r.conn.close()
+        except OSError:
+            pass
+    remotes = [r for r in remotes if getattr(r, "owner_pid", here) == here]
     for r in remotes:
         if r.proc.exitcode is None:
             try:
@@ -294,22 +334,35 @@ def first_error(errors: Sequence[BaseException]) -> BaseException:
 BLAS_THREAD_VARS = ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS")
 
 
+_BLAS_LOCK = threading.Lock()
+_BLAS_HELD: dict[str, Any] = {"blocks": 0, "saved": {}}
+
+
 @contextmanager
 def one_blas_thread():
     """Within the block (while worker processes are spawned, which inherit the
     environment), set the BLAS thread counts to 1; restore them after.
     Multi-threaded BLAS in several processes on few cores spins and slows
-    everything down."""
-    saved = {k: os.environ.get(k) for k in BLAS_THREAD_VARS}
-    os.environ.update({k: "1" for k in saved})
+    everything down. The environment is the whole process's: blocks of several
+    threads at once share one setting, and the values from before the first
+    block come back when the last one ends (a block that ended while another
+    ran had left the other's 1s behind for good)."""
+    with _BLAS_LOCK:
+        if _BLAS_HELD["blocks"] == 0:
+            _BLAS_HELD["saved"] = {k: os.environ.get(k) for k in BLAS_THREAD_VARS}
+            os.environ.update({k: "1" for k in BLAS_THREAD_VARS})
+        _BLAS_HELD["blocks"] += 1
     try:
         yield
     finally:
-        for k, v in saved.items():
-            if v is None:
-                os.environ.pop(k, None)
-            else:
-                os.environ[k] = v
+        with _BLAS_LOCK:
+            _BLAS_HELD["blocks"] -= 1
+            if _BLAS_HELD["blocks"] == 0:
+                for k, v in _BLAS_HELD["saved"].items():
+                    if v is None:
+                        os.environ.pop(k, None)
+                    else:
+                        os.environ[k] = v
 
 
 @contextmanager
@@ -443,11 +496,16 @@ def read_answer(remote: "Remote", cmd: str, signal: tuple, spin_s: float) -> Any
     return remote.recv()
 
 
-def refuse_if_unusable(owner: str, closed: bool, broken: "WorkerError | None") -> None:
-    """Raise if a worker-backed env may not be used: closed (``RuntimeError``) or broken by a dead
-    worker (a ``WorkerError`` naming it, until the env is rebuilt)."""
+def refuse_if_unusable(owner: str, closed: bool, broken: "WorkerError | None", owner_pid: int | None = None) -> None:
+    """Raise if a worker-backed env may not be used: closed (``RuntimeError``), in another process
+    than the one that built it (``owner_pid``: the child of an ``os.fork()``, whose steps drove the
+    parent's workers and shared arrays under it; ``RuntimeError``) or broken by a dead worker (a
+    ``WorkerError`` naming it, until the env is rebuilt)."""
     if closed:
         raise RuntimeError(f"this {owner} is closed; build a new one")
+    if owner_pid is not None and owner_pid != os.getpid():
+        raise RuntimeError(f"this {owner} was built in process {owner_pid}, and its worker processes and pipes are "
+                           f"that process's; this is process {os.getpid()} (a fork of it): build a new {owner} here")
     if broken is not None:
         b = broken
         raise WorkerError(f"this {owner} is broken: {str(b).splitlines()[0]}; close() it and build a new one",

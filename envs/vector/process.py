@@ -75,9 +75,9 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from envs.core.errors import IllegalActionError
-from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, check_timeout, default_spin, first_error,
-                               read_answer, refuse_copy, refuse_if_unusable, serve, shared_arrays, shared_buffers,
-                               status_word, stop_workers)
+from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, check_timeout, default_spin, die_with_parent,
+                               first_error, read_answer, refuse_copy, refuse_if_unusable, serve, shared_arrays,
+                               shared_buffers, status_word, stop_workers)
 from envs.vector.batched import (_NONE, MAX_BATCH_GAMES, AgentInfos, BatchedEnv, action_array, all_live_legal,
                                  check_count, env_options, random_action_inputs, random_legal_actions, read_only,
                                  seeds_for)
@@ -189,6 +189,7 @@ COMMANDS = {
 def _worker(conn, env_id: str, rows: slice, env_kwargs: dict, buffers: dict, spin_s: float, signal: tuple) -> None:
     """A worker process: the shard of games ``rows`` over the shared ``buffers``; ``signal``:
     its ``(done semaphore, status index)``."""
+    die_with_parent()  # (a sibling forked from the parent holds the pipe open: its end would not show)
     serve(conn, lambda: _Shard(env_id, rows, env_kwargs, buffers, signal), COMMANDS,
           spin_s=spin_s, replied=lambda cmd, shard, sent: shard.replied(cmd, sent))
 
@@ -239,6 +240,7 @@ class ProcessBatchedEnv:
                  env_kwargs: Mapping[str, Any] | None = None, spin_s: float | None = None,
                  timeout_s: float | None = None):
         self._closed = False  # first: close() (and __del__) work whatever fails below
+        self._pid = os.getpid()  # the process whose workers these are (a fork's child may not use them)
         self._local: BatchedEnv | None = None
         self._remotes: list[Remote] = []
         self._signals: list[tuple] = []  # each worker's (done semaphore, status word): how a step answers
@@ -308,7 +310,7 @@ class ProcessBatchedEnv:
 
     # ------------------------------------------------------------------ one command to every shard
     def _usable(self) -> None:
-        refuse_if_unusable("ProcessBatchedEnv", self._closed, self._broken)
+        refuse_if_unusable("ProcessBatchedEnv", self._closed, self._broken, self._pid)
 
     def _round(self, cmd: str, datas: list, local):
         """Send ``cmd`` with ``datas[k]`` to worker ``k``, run ``local()`` here

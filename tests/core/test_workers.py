@@ -145,6 +145,40 @@ def test_one_blas_thread_sets_and_restores_the_environment(monkeypatch):
     assert all(k not in os.environ for k in BLAS_THREAD_VARS[1:])
 
 
+@pytest.mark.parametrize("first_out", ["first in", "second in"])
+def test_one_blas_thread_blocks_of_two_threads_at_once_leave_the_environment_as_it_was(monkeypatch, first_out):
+    """Two evaluations in threads: the block that ended first restored its "before" (which it
+    took after the other had set 1s), and those 1s stayed for the rest of the process, in every
+    subprocess started after. The environment now comes back when the last block ends."""
+    import threading
+
+    monkeypatch.setenv("OMP_NUM_THREADS", "7")
+    for k in BLAS_THREAD_VARS[1:]:
+        monkeypatch.delenv(k, raising=False)
+    entered = [threading.Event(), threading.Event()]
+    leave = [threading.Event(), threading.Event()]
+    seen = []
+
+    def block(i):
+        with one_blas_thread():
+            entered[i].set()
+            leave[i].wait(10)
+            seen.append(os.environ["OMP_NUM_THREADS"])
+
+    threads = [threading.Thread(target=block, args=(i,)) for i in (0, 1)]
+    threads[0].start()
+    entered[0].wait(10)
+    threads[1].start()
+    entered[1].wait(10)
+    order = (0, 1) if first_out == "first in" else (1, 0)
+    for i in order:
+        leave[i].set()
+        threads[i].join(10)
+    assert seen == ["1", "1"]  # the block still running keeps its 1s
+    assert os.environ["OMP_NUM_THREADS"] == "7"
+    assert all(k not in os.environ for k in BLAS_THREAD_VARS[1:])
+
+
 def test_a_dead_worker_is_a_worker_error_with_pid_and_exit_code_on_send_and_on_receive(remotes):
     r = remotes(_serve)
     assert r.recv() == 1

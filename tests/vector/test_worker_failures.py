@@ -482,3 +482,132 @@ def test_close_lets_the_workers_semaphores_go_while_the_env_is_still_referenced(
         kept.append(venv)
     gc.collect()
     assert not present(ours)
+
+
+# ---------------------------------------------------------------------------- a fork of the process that built the env
+def _in_fork(child) -> int:
+    """Run ``child()`` in an ``os.fork()`` child of this process; its exit status (0: it returned;
+    ``child`` may also leave with ``sys.exit``, which runs the exit handlers as a program's end would)."""
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 0
+        try:
+            child()
+        except SystemExit as e:
+            code = e.code if isinstance(e.code, int) else 0
+            import multiprocessing.util as mp_util
+
+            mp_util._exit_function()  # what the interpreter's exit runs (terminated daemonic "children")
+        except BaseException:  # noqa: BLE001
+            code = 3
+        os._exit(code)
+    return os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="os.fork")
+@pytest.mark.parametrize("make", ["vector", "bridge"])
+@pytest.mark.parametrize("child_does", ["step", "collect", "close", "exit"])
+def test_a_forked_child_neither_uses_nor_ends_the_parents_workers(closing, make, child_does):
+    """An env built before ``os.fork()``: the child's steps drove the parent's workers and shared
+    arrays (the parent's next steps silently wrong); its close, its garbage collection and its exit
+    (multiprocessing terminates daemonic children at exit) ended the parent's workers. Now the
+    child's use is refused, naming the process, and the parent plays on as if nothing happened."""
+    import gc
+
+    if make == "vector":
+        venv = closing(ProcessBatchedEnv(ENV_ID, 4, workers=2, env_kwargs=KWARGS))
+        ref = BatchedEnv(ENV_ID, 4, env_kwargs=KWARGS)
+        first, _ = venv.reset(seed=3)[:2], ref.reset(seed=3)
+    else:
+        venv, ref = closing(_bridge(2, 2)), _bridge(2, 1)
+        for v in (venv, ref):
+            v.seed(3)
+        _same([venv.reset()], [ref.reset()])
+    rng = np.random.default_rng(0)
+
+    def step_both():
+        if make == "vector":
+            acts = random_legal_actions(rng, ref._masks)
+            _same(venv.step(acts), ref.step(acts))
+        else:
+            acts = random_legal_actions(rng, ref.action_masks()[:, None, :]).reshape(-1)
+            _same(venv.step(acts), ref.step(acts))
+
+    step_both()
+
+    def child():
+        if child_does == "step":
+            with pytest.raises(RuntimeError, match=r"was built in process \d+.*\(a fork of it\): build a new"):
+                venv.reset() if make == "bridge" else venv.step(np.zeros((4, venv.num_seats), dtype=np.int64))
+        elif child_does == "collect":  # (what its collection runs: the fixture here holds a reference)
+            type(venv).__del__(venv)
+            gc.collect()
+        elif child_does == "close":
+            venv.close()
+        else:
+            sys.exit(0)
+
+    assert _in_fork(child) == 0
+    for _ in range(5):
+        step_both()
+    assert all(p.exitcode is None for p in _procs(venv))
+    ref.close()
+
+
+_ORPHAN_SCRIPT = """
+import multiprocessing as mp, os, signal, sys, time
+sys.path.insert(0, {root!r})
+from tests.vector.test_worker_failures import ENV_ID, KWARGS, _bridge
+from envs.vector import ProcessBatchedEnv
+
+def sleeper():
+    time.sleep(60)
+
+if __name__ == "__main__":
+    venv = ProcessBatchedEnv(ENV_ID, 4, workers=2, env_kwargs=KWARGS) if {make!r} == "vector" else _bridge(2, 2)
+    venv.reset()
+    helper = mp.get_context("fork").Process(target=sleeper)
+    helper.start()
+    print(venv._procs[0].pid if {make!r} == "vector" else venv._backends[1].proc.pid, helper.pid, flush=True)
+    os.kill(os.getpid(), signal.SIGKILL)
+"""
+
+
+def _running(pid: int) -> bool:
+    """The process exists and is not a zombie (an orphan's parent of last resort may not reap it)."""
+    try:
+        with open(f"/proc/{pid}/stat") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] != "Z"
+    except FileNotFoundError:
+        return False
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="PR_SET_PDEATHSIG and /proc are Linux's")
+@pytest.mark.parametrize("make", ["vector", "bridge"])
+def test_a_worker_ends_with_its_killed_parent_while_a_forked_sibling_holds_the_pipe(make):
+    """The parent SIGKILLed while a child it forked (an SB3 ``SubprocVecEnv(start_method="fork")``, a
+    data loader) still ran: that child held the parent's end of the worker's pipe open, so the worker
+    never saw the end and ran on, orphaned. Workers now ask the kernel to end them with their parent."""
+    import subprocess
+    import time
+
+    if make == "bridge":
+        pytest.importorskip("stable_baselines3")
+    root = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+    # (the parent's pipe stays open in its children after it dies: read its line, do not wait for the end)
+    parent = subprocess.Popen([sys.executable, "-c", _ORPHAN_SCRIPT.format(root=root, make=make)],
+                              stdout=subprocess.PIPE, stderr=subprocess.DEVNULL, text=True)
+    worker, sibling = (int(x) for x in parent.stdout.readline().split())
+    parent.wait(60)
+    parent.stdout.close()
+    try:
+        deadline = time.monotonic() + 15
+        while _running(worker) and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert not _running(worker), f"worker {worker} still runs after its parent was killed"
+    finally:
+        for pid in (worker, sibling):
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except ProcessLookupError:
+                pass
