@@ -27,6 +27,7 @@ import json
 from concurrent.futures import ProcessPoolExecutor
 from concurrent.futures.process import BrokenProcessPool
 from contextlib import contextmanager
+from contextvars import ContextVar
 import math
 import multiprocessing as mp
 import signal
@@ -136,8 +137,9 @@ def _clone(p: Policy) -> Policy:
     return copy.deepcopy(p)
 
 
-#: sinks of :func:`saving_games`: each gets the records of every batch of games played
-_GAME_SINKS: list[Callable[[list[GameRecord]], None]] = []
+#: sinks of :func:`saving_games` in this context (a thread's own: one thread's block had recorded
+#: the games of every other thread's evaluations too)
+_GAME_SINKS: ContextVar[tuple[Callable[[list[GameRecord]], None], ...]] = ContextVar("game_sinks", default=())
 
 
 @contextmanager
@@ -145,12 +147,13 @@ def saving_games(sink: Callable[[list[GameRecord]], None]) -> Iterator[None]:
     """Within the block, every game :func:`play_games_parallel` plays (so every
     :func:`evaluate` row and tournament pairing) is recorded: its records carry
     ``replay`` and are handed to ``sink`` in seed order, one call per batch
-    (``--save-games``)."""
-    _GAME_SINKS.append(sink)
+    (``--save-games``). The block is the calling thread's (a ``contextvars`` context): games that
+    other threads play meanwhile are not handed to ``sink``."""
+    token = _GAME_SINKS.set(_GAME_SINKS.get() + (sink,))
     try:
         yield
     finally:
-        _GAME_SINKS.remove(sink)
+        _GAME_SINKS.reset(token)
 
 
 def play_games(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seeds: Sequence[int],
@@ -204,7 +207,7 @@ def _pool_worker_start() -> None:
 def play_games_parallel(env_spec: EnvSpec, focus_spec: str, others_spec: str | None, seeds: Sequence[int],
                         workers: int = 0, deterministic: bool = True) -> list[GameRecord]:
     seeds = list(seeds)
-    record = bool(_GAME_SINKS)
+    record = bool(_GAME_SINKS.get())
     workers = min(int(workers), max(1, len(seeds) // 20))
     if workers <= 1:
         return _saved(play_games(env_spec, focus_spec, others_spec, seeds, deterministic, record))
@@ -252,7 +255,7 @@ def _pool_processes(pool: ProcessPoolExecutor) -> list:
 
 def _saved(records: list[GameRecord]) -> list[GameRecord]:
     """``records`` (in seed order) handed to the sinks of :func:`saving_games`."""
-    for sink in list(_GAME_SINKS):
+    for sink in _GAME_SINKS.get():
         sink(records)
     return records
 

@@ -309,7 +309,7 @@ class Planner:
 
     def __init__(self, determinize: Determinizer, rollout: Rollout, budget: SearchBudget, *,
                  cooperative: bool = False, seed: int | None = 0, max_ticks: int | None = None,
-                 clock: Callable[[], float] = time.process_time, arms: ArmChooser | None = None,
+                 clock: Callable[[], float] = time.thread_time, arms: ArmChooser | None = None,
                  remember: Remember | None = None, round_of: RoundOf | None = None, widen: str = "random",
                  z: float = CONFIDENCE_Z, leaf: Leaf | None = None, width: int | None = None, rule: str = "z",
                  play: Rollout | None = None):

@@ -287,6 +287,31 @@ def test_a_time_budget_stops_on_the_clock():
     assert 2 <= planner.stats["simulations"] <= 5
 
 
+def test_the_time_budgets_clock_counts_this_threads_cpu_only():
+    """The budget read ``time.process_time``, the CPU time of every thread of the process: four
+    planners in threads (an evaluation's thread pool, a library's runner threads) each got about a
+    quarter of their search. The clock now counts the deciding thread's CPU time only. (CPU times
+    are compared, never the wall clock: here another thread works while this one waits.)"""
+    import threading
+    import time
+
+    planner = make_policy("planner?ms=100", EnvSpec.resolve("frying_master_v1"), seed=0).planner
+    spent = []
+
+    def burn():
+        start = time.thread_time()
+        while time.thread_time() - start < 0.3:
+            pass
+        spent.append(time.thread_time() - start)
+
+    before = planner.clock()
+    other = threading.Thread(target=burn)
+    other.start()
+    other.join()  # this thread waits: it spends next to no CPU time
+    waited = planner.clock() - before
+    assert spent[0] >= 0.3 and waited < spent[0] / 3, (waited, spent)
+
+
 def test_the_docs_short_evaluate_runs_as_written_with_a_planner_seat(capsys):
     text = (ROOT / "docs" / "search.md").read_text(encoding="utf-8")
     block = re.search(r"<!-- search-example -->\s*```bash\n(.*?)```", text, re.S).group(1).strip()

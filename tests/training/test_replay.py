@@ -308,6 +308,33 @@ def test_evaluate_save_games_from_worker_processes_replays_to_the_recorded_outco
     assert play_games(spec, "heuristic", "random", [0])[0].replay is None  # nothing recorded outside saving_games
 
 
+def test_saving_games_records_its_own_threads_games_only():
+    """``saving_games`` was the whole process's: a thread recording its evaluation got the games of
+    another thread's evaluation too (and that one recorded replays it never asked for)."""
+    import threading
+
+    from training.evaluation import play_games_parallel
+
+    spec = EnvSpec.resolve(_game(2))
+    seen, other = [], []
+    started, recorded = threading.Event(), threading.Event()
+
+    def elsewhere():
+        started.wait(10)
+        other.extend(play_games_parallel(spec, "heuristic", "random", [500, 501], workers=1))
+        recorded.set()
+
+    t = threading.Thread(target=elsewhere)
+    t.start()
+    with saving_games(lambda recs: seen.extend(recs)):
+        started.set()
+        recorded.wait(60)  # the other thread's games are played while this block is open
+        play_games_parallel(spec, "heuristic", "random", [0, 1, 2], workers=1)
+    t.join(10)
+    assert [r.seed for r in seen] == [0, 1, 2]
+    assert len(other) == 2 and all(r.replay is None for r in other)
+
+
 def test_tournament_save_games_jsonl(tmp_path):
     env_id = _game(2)
     out = tmp_path / "t.jsonl"
