@@ -54,7 +54,7 @@ from typing import Any
 import envs
 from envs.core.config import differing_options
 from envs.core.errors import KitchenArenaError
-from envs.core.inputs import check_archive, loads_json, read_text_file
+from envs.core.inputs import MAX_ARCHIVE_BYTES, check_archive, loads_json, read_text_file
 
 from training.envspec import EnvSpec
 from training.obs import SeatEncoder
@@ -140,6 +140,7 @@ def settle_save(d: Path, writer: bool = False) -> None:
             return
         for tmp in (SAVING_FILE, _TMP_MODEL, _TMP_ACTOR):  # before anything moves: no journal file leads out
             contained_file(d, tmp, "interrupted save's file")  # (a symlinked journal had been renamed in first)
+        _check_journal(d)  # (a stray or damaged file of that name had been moved over the metadata)
         for tmp, final in ((_TMP_MODEL, MODEL_FILE), (_TMP_ACTOR, ACTOR_FILE), (SAVING_FILE, METADATA_FILE)):
             try:
                 os.replace(d / tmp, d / final)
@@ -151,6 +152,27 @@ def settle_save(d: Path, writer: bool = False) -> None:
 
 def _where(d: Path) -> str:
     return f"checkpoint {str(d)!r}"
+
+
+def _check_journal(d: Path) -> None:
+    """CheckpointError, nothing moved, unless :data:`SAVING_FILE` is the journal of a save whose
+    files are complete: this format's metadata, whose recorded hashes the new model and actor files
+    (under their temporary names, or already swapped in) have. Any other file of that name (a
+    stray copy, an empty or cut file) had been moved over the metadata by any command that read the
+    checkpoint, ``list`` included, and the checkpoint was lost."""
+    where = f"{_where(d)}: {SAVING_FILE} (an interrupted save's journal)"
+    try:
+        meta = loads_json(read_text_file(d / SAVING_FILE, where, CheckpointError), where, CheckpointError)
+        if not isinstance(meta, dict) or meta.get("format") != FORMAT:
+            raise CheckpointError(f"{where} is not a {FORMAT} metadata file")
+        for tmp, final, key in ((_TMP_MODEL, MODEL_FILE, "model_sha256"), (_TMP_ACTOR, ACTOR_FILE, "actor_sha256")):
+            path = d / tmp if (d / tmp).is_file() else d / final
+            recorded = meta.get(key)
+            if not isinstance(recorded, str) or not path.is_file() or sha256_of(path) != recorded:
+                raise CheckpointError(f"{where} does not describe the save's {final}: its {key} is not that file's")
+    except CheckpointError as e:
+        raise CheckpointError(f"{e}; the checkpoint was left as it is: if that file is not an interrupted save's, "
+                              f"remove it") from None
 
 
 # ---------------------------------------------------------------------- file names
@@ -423,7 +445,12 @@ def check_env_version(meta: dict, where: str) -> None:
 def _verify_one(d: Path, what: str, name: str, recorded: str) -> Path:
     path = contained_file(d, name, f"{what} file")
     if not path.is_file():
-        raise CheckpointError(f"{_where(d)}: {what} file {name!r} is missing")
+        what_is = "is not a regular file" if path.exists() else "is missing"  # (a directory had been "missing")
+        raise CheckpointError(f"{_where(d)}: {what} file {name!r} {what_is}")
+    size = path.stat().st_size
+    if size > MAX_ARCHIVE_BYTES:  # (a 2 GiB file had been read whole, 10 s, before the archive check refused it)
+        raise CheckpointError(f"{_where(d)}: {what} file {name!r} is {size:,} bytes, more than a checkpoint's file "
+                              f"may be ({MAX_ARCHIVE_BYTES:,}); refusing to read it")
     digest = sha256_of(path)
     if digest != recorded:
         raise CheckpointError(

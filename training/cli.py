@@ -147,7 +147,7 @@ def _check_outputs(args) -> None:
         problem = None if flag == "save_games" else output_file_problem(target, option)
         if problem:
             raise KitchenArenaError(problem)
-        where = os.path.abspath(target)
+        where = os.path.realpath(target)  # (a symlink to another output's file had passed as another file)
         if where in named:
             raise KitchenArenaError(f"{named[where]} and {option} both name {quoted(target)}: the second would "
                                     f"overwrite the first; give each output its own file")
@@ -392,6 +392,7 @@ def _saving_games(args):
 
     with saving_games(sink):
         yield saver
+    saver.finish()
     print(saver.summary())
 
 

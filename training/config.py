@@ -40,9 +40,26 @@ def _others_key(k: str) -> str | None:
     return None if k == "pool" else spec_checker(k)
 
 
+#: The longest run name: its lock file (``.NAME.lock``) must stay within a file name's 255 bytes.
+MAX_NAME_BYTES = 200
+
+
+def _printable(s: str) -> bool:
+    """No control character (a NUL had ended a run in a traceback; an escape was printed raw)."""
+    return all(ch.isprintable() for ch in s)
+
+
 def _name_check(s: str) -> str | None:
-    if "/" in s or "\\" in s or s.startswith("."):
-        return "a plain directory name (no slashes, not starting with '.')"
+    if ("/" in s or "\\" in s or s.startswith(".") or not s or not _printable(s)
+            or len(s.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES):
+        return (f"a plain directory name (no slashes, not starting with '.', printable characters only, "
+                f"1-{MAX_NAME_BYTES} bytes)")
+    return None
+
+
+def _dir_check(s: str) -> str | None:
+    if not s or not _printable(s):
+        return "a directory path (printable characters only)"
     return None
 
 
@@ -155,8 +172,9 @@ SCHEMA = Section("config", {
                       "outcome() extras shown as table columns, in order (empty: all; the JSON keeps all)"),
     }), None, ""),
     "output": Key(Section("output", {
-        "checkpoints": Key(Text(description="a directory"), "checkpoints", "root of the checkpoint directories"),
-        "runs": Key(Text(description="a directory"), "runs", "root of the TensorBoard logs"),
+        "checkpoints": Key(Text(validator=_dir_check, description="a directory"), "checkpoints",
+                           "root of the checkpoint directories"),
+        "runs": Key(Text(validator=_dir_check, description="a directory"), "runs", "root of the TensorBoard logs"),
     }), None, ""),
 })
 

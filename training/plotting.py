@@ -12,22 +12,44 @@ import numpy as np
 CURVE_HEADER = ["timesteps", "episode_return", "win", "score", "length"]
 
 
+#: The largest ``curve.csv`` read back (about 5 million games' rows; a run's own are far fewer).
+MAX_CURVE_BYTES = 256 * 1024 * 1024
+
+
 def read_curve(path: Path) -> list[tuple]:
-    """The rows of a run's ``curve.csv`` (none if there is none); a row that is not five numbers is
-    a ``ValueError`` naming the file and line (a resumed run had failed with ``int()``'s message)."""
+    """The rows of a run's ``curve.csv`` (none if there is none). Anything but the header and rows of
+    five finite numbers (blank lines aside) is a ``ValueError`` naming the file and line: a resumed run
+    had failed with ``int()``'s message; rows of another length had been dropped without a word (and
+    the resumed run then wrote the curve without them), as had a first row that was no header. The
+    file is read row by row, up to :data:`MAX_CURVE_BYTES` (a large one had taken 36 times its size
+    in memory)."""
     if not path.is_file():
         return []
-    with open(path, newline="") as f:
-        rows = list(csv.reader(f))
+    size = path.stat().st_size
+    if size > MAX_CURVE_BYTES:
+        raise ValueError(f"{path} is {size:,} bytes, more than a learning curve may be ({MAX_CURVE_BYTES:,})")
     out = []
-    for line, r in enumerate(rows[1:], 2):
-        if len(r) != 5:
-            continue
+    with open(path, newline="", encoding="utf-8", errors="strict") as f:
         try:
-            out.append((int(r[0]), float(r[1]), float(r[2]), float(r[3]), int(r[4])))
-        except ValueError:
-            raise ValueError(f"{path} line {line}: {r!r:.120} is not a row of {', '.join(CURVE_HEADER)} "
-                             f"(numbers)") from None
+            rows = csv.reader(f)
+            header = next(rows, None)
+            if header != CURVE_HEADER:
+                raise ValueError(f"{path} line 1: {header!r:.120} is not the header {','.join(CURVE_HEADER)}")
+            for line, r in enumerate(rows, 2):
+                if not r:
+                    continue
+                try:
+                    if len(r) != 5:
+                        raise ValueError
+                    row = (int(r[0]), float(r[1]), float(r[2]), float(r[3]), int(r[4]))
+                    if not np.isfinite(row[1:4]).all():
+                        raise ValueError
+                except ValueError:
+                    raise ValueError(f"{path} line {line}: {r!r:.120} is not a row of {', '.join(CURVE_HEADER)} "
+                                     f"(five finite numbers)") from None
+                out.append(row)
+        except (UnicodeDecodeError, csv.Error) as e:
+            raise ValueError(f"{path}: not a CSV learning curve ({e})") from None
     return out
 
 

@@ -43,7 +43,7 @@ import numpy as np
 
 import envs
 from envs.core.errors import ConfigError, IllegalActionError, KitchenArenaError
-from envs.core.inputs import loads_json, printable, shown
+from envs.core.inputs import check_writable, loads_json, printable, shown
 from envs.core.tick_env import INTERFACE_OPTIONS
 
 from training.envspec import EnvSpec
@@ -302,13 +302,16 @@ class GameSaver:
     """Where ``--save-games TARGET`` puts games: TARGET ending in ``.jsonl`` is one JSON-lines file
     (written anew, one game per line, in the order played); any other TARGET is a directory (created
     if missing, which must be empty) holding one file per game, ``NNNNNN_<env id>_seed<S>.json``
-    numbered in the order played. :meth:`check` runs before any game is played."""
+    numbered in the order played. :meth:`check` runs before any game is played and changes nothing:
+    the file is emptied (the directory made) when the first game is written, or by :meth:`finish`
+    (a command that refused its input after the check had emptied an earlier file)."""
 
     def __init__(self, target: str | os.PathLike, flag: str = "--save-games"):
         self.target = Path(target)
         self.flag = flag
         self.count = 0
         self.files: list[Path] = []
+        self._opened = False
 
     def check(self) -> "GameSaver":
         t, flag = self.target, self.flag
@@ -318,7 +321,11 @@ class GameSaver:
             if not t.parent.is_dir():
                 raise ReplayError(f"{flag} {str(t)!r}: the directory {str(t.parent)!r} does not exist")
             try:
-                t.write_text("", encoding="utf-8")
+                if t.exists():
+                    with t.open("a", encoding="utf-8"):  # writable, and left as it is
+                        pass
+                else:
+                    check_writable(t.parent)
             except OSError as e:
                 raise ReplayError(f"{flag} {str(t)!r} could not be written: {e.strerror or e}") from e
         else:
@@ -329,12 +336,33 @@ class GameSaver:
                 raise ReplayError(f"{flag} {str(t)!r} is not empty; give a new or empty directory")
             if not t.parent.is_dir():
                 raise ReplayError(f"{flag} {str(t)!r}: the directory {str(t.parent)!r} does not exist")
-            t.mkdir(exist_ok=True)
+            try:
+                check_writable(t)
+            except OSError as e:
+                raise ReplayError(f"{flag} {str(t)!r} could not be written: {e.strerror or e}") from e
         return self
+
+    def _open(self) -> None:
+        """Empty the file, or make the directory: once, at the first game (or :meth:`finish`)."""
+        if self._opened:
+            return
+        if is_jsonl(self.target):
+            self.target.write_text("", encoding="utf-8")
+        else:
+            self.target.mkdir(exist_ok=True)
+        self._opened = True
+
+    def finish(self) -> None:
+        """After the command's games: the target is written anew even if no game was played."""
+        try:
+            self._open()
+        except OSError as e:
+            raise ReplayError(f"{self.flag} {str(self.target)!r} could not be written: {e.strerror or e}") from e
 
     def add(self, data: Mapping[str, Any]) -> None:
         self.count += 1
         try:
+            self._open()
             if is_jsonl(self.target):
                 with self.target.open("a", encoding="utf-8") as f:
                     f.write(dumps(data, lines=False) + "\n")

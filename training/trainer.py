@@ -479,6 +479,10 @@ def _resume_meta(plan: RunPlan, resume: bool, overwrite: bool) -> dict | None:
         problem = _unmakeable_dir(target)
         if problem:  # found now, not after the whole run when the checkpoint is saved
             raise ConfigError(f"{key}: {problem}")
+        if overwrite and target.is_symlink():  # (its removal failed after the checkpoint's had gone)
+            raise ConfigError(f"{key}: --overwrite removes {target}, which is a symlink (to {os.readlink(target)}); "
+                              f"it removes no folder through a symlink: remove the link, or set {key} to the "
+                              f"real folder's parent")
     pool = plan.run_dir / "pool"
     if not resume and not overwrite and not ck.is_checkpoint(ckpt_dir) and pool.is_dir() and any(pool.iterdir()):
         raise ConfigError(f"{pool} holds the self-play pool of an earlier run of this name that saved no checkpoint "

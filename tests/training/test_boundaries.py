@@ -256,6 +256,30 @@ def test_a_refused_overwrite_keeps_the_old_checkpoint(toy_checkpoint, toy_regist
     assert _files(d) == before and not (tmp_path / "runs").exists()
 
 
+@pytest.mark.parametrize("linked", ["runs", "checkpoints"])
+def test_overwrite_through_a_symlinked_folder_is_refused_before_anything_goes(toy_checkpoint, toy_registry, tmp_path,
+                                                                             capsys, linked):
+    """With the run's folder a symlink, ``--overwrite`` removed the old checkpoint, then failed on the link
+    (``Cannot call rmtree on a symbolic link``, no path named), and nothing new was written."""
+    d = _copy_checkpoint(toy_checkpoint, tmp_path)
+    real = tmp_path / "elsewhere"
+    if linked == "runs":
+        real.mkdir()
+        (tmp_path / "runs" / "toy").mkdir(parents=True)
+        (tmp_path / "runs" / "toy" / "tiny").symlink_to(real)
+        link = tmp_path / "runs" / "toy" / "tiny"
+    else:
+        shutil.move(str(d), str(real))
+        d.symlink_to(real)
+        link = d
+    before = _files(real if linked == "checkpoints" else d)
+    cfg = _write_config(tmp_path)
+    assert main(["train", "--config", cfg, "--overwrite", "--quiet"]) == 2
+    (line,) = _error_lines(capsys.readouterr().err)
+    assert f"--overwrite removes {link}, which is a symlink" in line, line
+    assert _files(real if linked == "checkpoints" else d) == before and link.is_symlink()
+
+
 # ---------------------------------------------------------------------- 6. a newcomer's path
 def test_resume_with_no_steps_left_changes_nothing_and_says_so(toy_checkpoint, toy_registry, tmp_path, capsys):
     d = _copy_checkpoint(toy_checkpoint, tmp_path)

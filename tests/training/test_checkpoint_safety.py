@@ -735,6 +735,66 @@ def test_an_interrupted_saves_journal_leading_out_of_the_directory_is_refused_be
     assert sorted(p.name for p in ck.iterdir()) == before and (ck / "metadata.json.saving").is_symlink()
 
 
+@pytest.mark.parametrize("text, says", [
+    ("timesteps,episode_return,win,score,length\n1,2,3\n", "line 2: .* is not a row of"),
+    ("timesteps,episode_return,win,score,length\n1,2,3,4,5,6\n", "line 2: .* is not a row of"),
+    ("timesteps,episode_return,win,score,length\n1,nan,0,0,5\n", "line 2: .*five finite numbers"),
+    ("1,2.0,1.0,3.0,5\n", "line 1: .* is not the header"),
+    ("", "line 1: None is not the header"),
+])
+def test_a_learning_curve_is_header_and_rows_of_five_finite_numbers_or_refused(tmp_path, text, says):
+    """``read_curve`` dropped rows of another length without a word (a resumed run then rewrote the curve
+    without them), took NaN and infinities, and read a headless file's first row as the header."""
+    from training.plotting import read_curve, write_curve
+
+    p = tmp_path / "curve.csv"
+    p.write_text(text)
+    with pytest.raises(ValueError, match=says):
+        read_curve(p)
+    rows = [(128, 1.5, 1.0, 3.0, 40), (256, -0.5, 0.0, 1.0, 41)]
+    write_curve(p, rows)
+    assert read_curve(p) == rows
+
+
+@pytest.mark.parametrize("name", ["actor.npz", "model.zip"])
+def test_a_huge_or_not_regular_checkpoint_file_is_refused_without_reading_it(toy_checkpoint, toy_registry, tmp_path,
+                                                                            name):
+    """A 2 GiB sparse ``actor.npz`` or ``model.zip`` was read and hashed whole (about 10 s) before it was
+    refused; a directory of that name was called "missing"."""
+    ck = _copy(toy_checkpoint, tmp_path / "h")
+    (ck / name).unlink()
+    with open(ck / name, "wb") as f:
+        f.truncate(2 * 1024 ** 3)  # sparse: no disk used
+    with pytest.raises(CheckpointError, match=rf"{re.escape(name)}' is 2,147,483,648 bytes, more than a "
+                                              r"checkpoint's file may be"):  # (refused by its size: nothing read)
+        load_policy(ck)
+    (ck / name).unlink()
+    (ck / name).mkdir()
+    with pytest.raises(CheckpointError, match=rf"file '{re.escape(name)}' is not a regular file"):
+        load_policy(ck)
+
+
+@pytest.mark.parametrize("journal", [b"not a journal", b"", b"{}", "describes other files"])
+def test_a_stray_journal_is_refused_and_no_read_moves_it_over_the_metadata(toy_checkpoint, toy_registry, tmp_path,
+                                                                          journal):
+    """A ``metadata.json.saving`` that was no save's journal (a stray copy, an empty or cut file) was moved over
+    ``metadata.json`` by any command that read the checkpoint, ``training list`` included: the checkpoint was
+    lost. Now it is refused, naming the file, and nothing moves; a real interrupted save still rolls forward."""
+    ck = _copy(toy_checkpoint, tmp_path / "s")
+    if journal == "describes other files":
+        meta = json.loads((ck / "metadata.json").read_text())
+        journal = json.dumps({**meta, "model_sha256": "0" * 64}).encode()
+    (ck / "metadata.json.saving").write_bytes(journal)
+    before = {p.name: p.read_bytes() for p in ck.iterdir()}
+    for read in (lambda: read_metadata(ck), lambda: load_policy(ck)):
+        with pytest.raises(CheckpointError, match=r"metadata.json.saving \(an interrupted save's journal\).*left as it "
+                                                  r"is: if that file is not an interrupted save's, remove it"):
+            read()
+    assert {p.name: p.read_bytes() for p in ck.iterdir()} == before
+    (ck / "metadata.json.saving").unlink()
+    assert read_metadata(ck)["format"] == ckmod.FORMAT
+
+
 def test_a_first_save_stopped_after_its_journal_is_a_checkpoint_and_format_version_is_an_integer(
         toy_checkpoint, toy_registry, tmp_path):
     """A first save interrupted after its journal was written (only ``metadata.json.saving`` and the

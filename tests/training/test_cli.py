@@ -253,9 +253,11 @@ def test_two_outputs_naming_one_file_or_an_empty_name_are_refused_before_any_gam
     (exit 0); ``--save-games ""`` and ``--extras ",,,"`` were ignored, ``--json ""`` was called a
     directory."""
     out = tmp_path / "x.jsonl"
+    (tmp_path / "link.md").symlink_to(out)  # one file by two names (a symlink had passed as another file)
     base = ["evaluate", "random", "--env", "toy_v0", "--games", "2", "--workers", "1"]
     for extra, says in ((["--json", str(out), "--save-games", str(out)], "--json and --save-games both name"),
                         (["--json", str(out), "--markdown", str(tmp_path / "." / "x.jsonl")], "--json and --markdown both name"),
+                        (["--json", str(out), "--markdown", str(tmp_path / "link.md")], "--json and --markdown both name"),
                         (["--save-games", ""], "--save-games '': give a file name"),
                         (["--json", " "], "--json ' ': give a file name"),
                         (["--extras", ",,,"], "--extras ',,,' names no outcome() key")):

@@ -55,6 +55,18 @@ def test_bad_value_names_key_and_allowed(override, key, allowed):
     assert f"config key {key}:" in msg and allowed in msg
 
 
+@pytest.mark.parametrize("key, value", [("name", "a\x00b"), ("name", "a\x1b[2Jb"), ("name", "n" * 201),
+                                        ("output.checkpoints", "ck\x00s"), ("output.runs", "r\nuns")])
+def test_names_and_output_folders_are_printable_and_short_enough(key, value):
+    """A NUL in the run name or an output folder ended ``train`` (``--dry-run`` too) in a traceback
+    (``embedded null byte``); an escape sequence was printed raw to the terminal; a 300-character name
+    passed ``--dry-run`` and the run then failed on its lock file's name."""
+    section, _, leaf = key.rpartition(".")
+    raw = {section: {leaf: value}} if section else {key: value}
+    with pytest.raises(ConfigError, match=rf"config key {re.escape(key)}: .* is not allowed; allowed: .*printable"):
+        load_config(raw={"env": {"id": envs.ENV_IDS[0]}, **raw})
+
+
 def test_bad_policy_spec_in_others_is_rejected():
     with pytest.raises(ConfigError) as e:
         load_config(raw={"seats": {"others": {"pool": 1, "greedy": 1}}})

@@ -394,6 +394,28 @@ def test_save_games_refuses_a_non_empty_directory_before_playing(tmp_path):
     assert p.returncode == 2 and "is not empty" in p.stderr and "-- step" not in p.stdout
 
 
+def test_watch_and_play_that_refuse_their_input_leave_the_save_games_target_as_it_was(tmp_path, capsys):
+    """``watch`` and ``play`` emptied an existing ``--save-games FILE.jsonl`` (and made a new DIR) before
+    they built their policies and seats: a refused command had lost the games saved there before. A
+    command that plays still writes the file anew."""
+    from training.cli import main
+
+    old = tmp_path / "games.jsonl"
+    old.write_text('{"an earlier": "game"}\n')
+    fm = "frying_master_v1"
+    misfit = ["watch", "checkpoint:" + str(ROOT / "checkpoints" / "frying_master" / "main"), "--env", fm,
+              "--env-set", "players=3", "--delay", "0"]
+    for args in (misfit, ["play", "--env", fm, "--seat", "chef_7"]):
+        for target in (old, tmp_path / "newdir"):
+            assert main(args + ["--save-games", str(target)]) == 2
+            assert old.read_text() == '{"an earlier": "game"}\n'
+            assert not (tmp_path / "newdir").exists()
+    capsys.readouterr()
+    assert main(["watch", "random", "--env", fm, "--delay", "0", "--max-steps", "3", "--save-games", str(old)]) == 0
+    lines = old.read_text().splitlines()
+    assert len(lines) == 1 and json.loads(lines[0])["env_id"] == fm
+
+
 # ---------------------------------------------------------------------- the doc
 def _doc() -> str:
     return (ROOT / "docs" / "replays.md").read_text(encoding="utf-8")
