@@ -318,6 +318,15 @@ def stop_workers(remotes: Iterable[Remote], timeout: float = 5.0) -> None:
             pass
 
 
+def _add_note(error: BaseException, note: str) -> None:
+    """``error.add_note(note)``, also on Python 3.10, which has no ``add_note`` (it had raised an
+    ``AttributeError`` in place of the workers' errors, before the env was marked broken)."""
+    if hasattr(error, "add_note"):
+        error.add_note(note)
+    else:  # Python 3.10
+        error.__notes__ = [*getattr(error, "__notes__", []), note]
+
+
 def first_error(errors: Sequence[BaseException]) -> BaseException:
     """The error to raise for one command sent to several workers: an
     interruption (``KeyboardInterrupt``, ``SystemExit``) if any, else the first
@@ -327,7 +336,7 @@ def first_error(errors: Sequence[BaseException]) -> BaseException:
         or next((e for e in errors if isinstance(e, WorkerError) and e.died), errors[0])
     for e in errors:
         if e is not first:
-            first.add_note(f"also: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            _add_note(first, f"also: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
     return first
 
 

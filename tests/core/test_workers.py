@@ -219,6 +219,23 @@ def test_stop_workers_returns_for_a_worker_that_does_not_answer(remotes):
     stop_workers([r], timeout=0.5)  # again, on a gone worker: returns
 
 
+def test_notes_are_added_where_python_has_no_add_note():
+    """Python 3.10 (``requires-python >= 3.10``) has no ``BaseException.add_note``: ``first_error`` raised
+    an ``AttributeError`` in place of the workers' errors, before the env was marked broken."""
+    from envs.core.workers import _add_note
+
+    class Py310Error(RuntimeError):
+        @property
+        def add_note(self):
+            raise AttributeError("add_note")  # as on Python 3.10
+
+    e = Py310Error("first")
+    _add_note(e, "also: one")
+    _add_note(e, "also: two")
+    assert e.__notes__ == ["also: one", "also: two"]
+    assert first_error([e, Py310Error("second")]) is e and e.__notes__[-1] == "also: Py310Error: second"
+
+
 def test_first_error_prefers_a_death_and_notes_the_others():
     raised = WorkerError("in w 1: ValueError: x", remote_type="ValueError")
     died = WorkerError("w 2 died (exit code -9, killed by SIGKILL)", died=True)

@@ -306,6 +306,7 @@ def test_bridge_worker_killed_between_steps(closing):
 
 
 def test_bridge_worker_that_dies_inside_a_step_is_a_worker_error_with_its_exit_code(closing, monkeypatch):
+    pytest.importorskip("stable_baselines3")
     import training.vec_env
 
     monkeypatch.setattr(training.vec_env, "worker_main", _bridge_worker_dying)
@@ -325,6 +326,7 @@ def test_bridge_worker_that_dies_inside_a_step_is_a_worker_error_with_its_exit_c
 
 
 def test_bridge_worker_exception_is_drained_and_stepping_waits_for_a_reset(closing, monkeypatch):
+    pytest.importorskip("stable_baselines3")
     import training.vec_env
 
     monkeypatch.setattr(training.vec_env, "worker_main", _bridge_worker_raising)
