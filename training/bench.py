@@ -73,6 +73,9 @@ def _pool_snapshot(cfg: dict, venv) -> dict:
 
 def _timed_learn(model, steps: int) -> float:
     """Learner steps/s of ``model.learn(steps)``."""
+    from training.throughput import quiet_logger
+
+    quiet_logger(model)
     t = time.perf_counter()
     model.learn(steps)
     return model.num_timesteps / (time.perf_counter() - t)

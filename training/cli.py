@@ -477,8 +477,12 @@ def cmd_bench(args) -> int:
     if max(counts) > copies:  # (the bridge steps at most one process per copy: a row read 8 where 4 ran)
         raise KitchenArenaError(f"--workers {max(counts)}: more processes than the config's {copies} env copies; "
                                 f"allowed: 1..{copies} (or --set training.env_copies=N)")
+    # learn() ends on a whole rollout: n_steps of every learner slot (the header had named the steps asked for)
+    rollout = cfg["algorithm"]["n_steps"] * copies * plan_run(cfg).learners
+    steps = -(-args.timesteps // rollout) * rollout
     print(f"{cfg['env']['id']} {cfg['env']['options']}: {cfg['training']['env_copies']} env copies, "
-          f"{args.timesteps:,} learner steps per measurement")
+          f"{steps:,} learner steps per measurement ({args.timesteps:,} asked, rounded up to whole rollouts of "
+          f"{rollout:,})")
     run_bench(cfg, counts, args.timesteps, args.repeat)
     return 0
 
@@ -632,7 +636,7 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     b.add_argument("--workers", type=_counts, default=[1, 2],
                    help="comma-separated counts of processes stepping copies (default 1,2)")
-    b.add_argument("--timesteps", type=int_at_least(1), default=20_000, help="learner steps per measurement")
+    b.add_argument("--timesteps", type=int_at_least(1), default=20_000, help="learner steps per measurement (rounded up to whole rollouts: n_steps x learner slots)")
     b.add_argument("--repeat", type=int_at_least(1), default=1,
                    help="measure each count this many times, interleaved")
     b.set_defaults(func=cmd_bench)

@@ -75,11 +75,20 @@ def _fps(times: list[float], frames: int) -> float:
     return frames / statistics.median(kept)
 
 
+def quiet_logger(model) -> None:
+    """A logger that writes nothing, set before ``learn``: SB3's default made an empty
+    ``SB3-<time>`` folder in the temporary directory on every ``learn`` (dozens a benchmark run)."""
+    from stable_baselines3.common.logger import Logger
+
+    model.set_logger(Logger(folder=None, output_formats=[]))
+
+
 def _learn(model, s: dict, n_envs: int, timer=None) -> tuple[float, float]:
     """(rollout fps, end-to-end fps) of ``model.learn`` over ``s["rollouts"]`` rollouts (``timer``: the
     rollout timer callback, a fresh :func:`_rollout_timer` by default)."""
     timer = timer or _rollout_timer()
     frames = s["n_steps"] * n_envs
+    quiet_logger(model)
     t0 = time.perf_counter()
     model.learn(frames * s["rollouts"], callback=timer)
     wall = time.perf_counter() - t0
@@ -487,6 +496,7 @@ def cartpole_like_full_config(game: str, rollouts: int = 2) -> float:
     venv = make_vec_env("CartPole-v1", n_envs=slots, seed=0)
     try:
         model = PPO("MlpPolicy", venv, seed=0, device="cpu", policy_kwargs=pk, **kwargs)
+        quiet_logger(model)
         t0 = time.perf_counter()
         model.learn(cfg["algorithm"]["n_steps"] * slots * rollouts)
         return model.num_timesteps / (time.perf_counter() - t0)

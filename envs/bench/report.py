@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from typing import Any, Iterable, Sequence
 
+from envs.core.inputs import atomic_write_text
+
 SCHEMA = "kitchen-arena-bench/1"
 
 
@@ -143,9 +145,9 @@ def build_json(*, command: str, machine: dict, settings: dict, configurations: l
 
 
 def write_json(doc: dict, path: str) -> None:
-    with open(path, "w", encoding="utf-8") as f:
-        json.dump(doc, f, indent=1, default=_jsonable)
-        f.write("\n")
+    """``doc`` as JSON, written whole or not at all (:func:`envs.core.inputs.atomic_write_text`: a
+    failed write had left the previous results cut short)."""
+    atomic_write_text(path, json.dumps(doc, indent=1, default=_jsonable) + "\n")
 
 
 def _jsonable(x: Any) -> Any:

@@ -271,6 +271,30 @@ def output_file_problem(target: str, flag: str, parents_made: bool = False) -> s
     return None
 
 
+def atomic_write_text(path: str | Path, text: str) -> None:
+    """``path`` written whole under a temporary name beside it, then renamed over the old file (through
+    a symlink, its target): a full disk, a file-size limit or a kill while writing leaves the previous
+    file as it was, where an ``open(path, "w")`` had left it cut short. The temporary file goes on failure."""
+    target = Path(os.path.realpath(path))
+    fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        if target.exists():  # the new file keeps the old one's permissions
+            os.chmod(tmp, target.stat().st_mode & 0o7777)
+        else:
+            umask = os.umask(0)
+            os.umask(umask)
+            os.chmod(tmp, 0o666 & ~umask)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
 def check_writable(directory: str | Path) -> None:
     """``OSError`` if this process may not write in ``directory``, or in its nearest existing ancestor
     where it does not exist yet (read-only, no permission): a file is made there and removed, which

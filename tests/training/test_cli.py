@@ -13,9 +13,11 @@ import pytest
 import envs
 from tests.training.conftest import toy_config
 from training.cli import main
+from training.config import load_config
 from training.envspec import EnvSpec
 from training.evaluation import evaluate, markdown_table
 from training.stats import bradley_terry_elo, mean_ci, wilson
+from training.trainer import plan_run
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -172,13 +174,25 @@ def test_markdown_table_formats_shares_as_percentages_and_selects_extras(toy_reg
     assert set(row.to_json()["extras"]) == {"cleared", "time_used", "tokens_per_player"}
 
 
-def test_bench_reports_each_process_count(toy_registry, tmp_path, capsys):
+def test_bench_reports_each_process_count(toy_registry, tmp_path, capsys, monkeypatch):
+    """Also: the header names the steps measured (``learn`` ends on a whole rollout; it had named the
+    steps asked for), and SB3's default logger no longer leaves an empty ``SB3-<time>`` folder in the
+    temporary directory for every measurement."""
+    import tempfile
+
     import yaml
 
+    temp = tmp_path / "temp"
+    temp.mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(temp))
     cfg = tmp_path / "c.yaml"
     cfg.write_text(yaml.safe_dump(toy_config(tmp_path)))
-    assert main(["bench", "--config", str(cfg), "--workers", "1,2", "--timesteps", "256"]) == 0
+    assert main(["bench", "--config", str(cfg), "--workers", "1,2", "--timesteps", "100"]) == 0
+    assert [p.name for p in temp.iterdir() if p.name.startswith("SB3-")] == []
     out = capsys.readouterr().out.splitlines()
+    cfg_ = load_config(str(cfg))
+    rollout = cfg_["algorithm"]["n_steps"] * cfg_["training"]["env_copies"] * plan_run(cfg_).learners
+    assert f"{-(-100 // rollout) * rollout:,} learner steps per measurement (100 asked" in out[0], out[0]
     rows = [line for line in out if line.startswith("| 1 |") or line.startswith("| 2 |")]
     assert len(rows) == 2 and all(" / " in r for r in rows)
     assert all(re.search(r"\| \d+% \|$", r) for r in rows)  # the env's share of training

@@ -14,16 +14,24 @@ import sys
 
 import envs
 from envs.bench.integrations import LIBRARIES
+from envs.core.inputs import atomic_write_text, int_at_least, output_file_problem, run_main
 
 IMPORTS = {"torchrl": "torchrl", "tianshou": "tianshou", "sb3": "supersuit", "agilerl": "agilerl", "rllib": "ray"}
 
 
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(prog="python -m envs.bench.integrations", description=__doc__.split("\n\n")[0])
-    p.add_argument("--steps", type=int, default=2000, help="agent-steps per measurement (default 2000)")
-    p.add_argument("--library", choices=LIBRARIES, action="append", help="only these libraries")
+    p.add_argument("--steps", type=int_at_least(1), default=2000, help="agent-steps per measurement (default 2000)")
+    p.add_argument("--library", choices=LIBRARIES, action="append", help="only these libraries (repeatable)")
     p.add_argument("--json", help="also write the rows to this file")
     args = p.parse_args(argv)
+    libraries = args.library or list(LIBRARIES)
+    twice = sorted({lib for lib in libraries if libraries.count(lib) > 1})
+    if twice:
+        p.error(f"--library {', '.join(twice)} is given twice; give each library once")
+    problem = args.json is not None and output_file_problem(args.json, "--json")
+    if problem:  # before any measurement (a bad path had lost every row measured)
+        p.error(problem)
     try:
         import torch
 
@@ -31,7 +39,7 @@ def main(argv: list[str] | None = None) -> int:
     except ImportError:  # pragma: no cover - torch comes with every library here
         pass
     rows = []
-    for lib in args.library or LIBRARIES:
+    for lib in libraries:
         try:
             importlib.import_module(IMPORTS[lib])
         except ImportError as e:
@@ -46,11 +54,14 @@ def main(argv: list[str] | None = None) -> int:
             print(f"{lib:9s} {env_id:18s} {r['agent_steps_per_s']:9.0f} agent-steps/s through the wrapper, "
                   f"raw {r['raw_agent_steps_per_s']:9.0f} ({ratio:.2f}x){extra}", flush=True)
             rows.append(r)
+    if not rows:
+        print(f"error: nothing measured: none of {', '.join(libraries)} imports here (AgileRL lives in a venv of "
+              f"its own: run this command with that venv's python)", file=sys.stderr)
+        return 2
     if args.json:
-        with open(args.json, "w", encoding="utf-8") as f:
-            json.dump(rows, f, indent=1, default=str)
+        atomic_write_text(args.json, json.dumps(rows, indent=1, default=str) + "\n")
     return 0
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(run_main(main))
