@@ -129,6 +129,33 @@ def _same(a, b):
             assert x == y
 
 
+def test_two_pool_snapshots_in_one_game_reproduce_with_the_same_worker_count(toy_registry):
+    """Where two snapshots play seats of one game, the order of the copy's draws follows the batches
+    of its process (docs/training.md): a run reproduces with its own ``workers``, run after run."""
+    from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
+
+    import torch
+
+    for workers in (1, 2):
+        runs = []
+        for _ in range(2):
+            venv = make_venv(options={"players": 3}, learners=1, copies=4, workers=workers, others={"pool": 1.0})
+            try:
+                for k in range(2):
+                    pol = MaskableActorCriticPolicy(venv.observation_space, venv.action_space, lambda _: 0.0,
+                                                    net_arch=[8])
+                    torch.manual_seed(k)
+                    for p in pol.parameters():
+                        torch.nn.init.normal_(p)
+                    venv.add_snapshot(f"snapshot@{k}", NumpyActor.from_sb3_policy(pol).state())
+                runs.append(_collect(venv, 120))
+                assert any(len(set(d["others"].values())) == 2 for d in venv.describe())  # two in one game
+            finally:
+                venv.close()
+        for a, b in zip(*runs):
+            _same(a, b)
+
+
 def test_worker_processes_give_the_same_trajectories_as_one_process(toy_registry):
     from sb3_contrib.common.maskable.policies import MaskableActorCriticPolicy
 
