@@ -398,6 +398,8 @@ def read_metadata(directory: str | Path) -> dict:
     if (d / SAVING_FILE).is_file():
         settle_save(d)  # a save that was interrupted after its files were complete: finished before reading
     if not path.is_file():
+        if path.exists():  # (a directory or a pipe of that name had been "no metadata.json")
+            raise CheckpointError(f"checkpoint {str(d)!r}: its {METADATA_FILE} is not a regular file")
         raise CheckpointError(f"checkpoint {str(d)!r} has no {METADATA_FILE}")
     where = f"checkpoint {str(d)!r}: {METADATA_FILE}"
     meta = loads_json(read_text_file(path, where, CheckpointError), where, CheckpointError)
@@ -770,8 +772,18 @@ def shipped_fitting(env_spec: EnvSpec) -> list[str]:
                 and list(meta["observation"]["raw_shape"]) == have["observation"]["raw_shape"]
                 and meta["observation"].get("bounds_sha256") == have["observation"]["bounds_sha256"]
                 and int(meta["action_space"]["n"]) == have["action_space"]["n"]):
-            out.append(f"checkpoints/{name}")
+            out.append(_from_here(REPO_CHECKPOINTS / name))
     return out
+
+
+def _from_here(path: Path) -> str:
+    """``path`` as a command run from this working directory names it: relative where it lies below
+    it (``checkpoints/<game>/<name>`` from the project), else absolute (the hint had named the
+    project's relative path wherever the command ran, and that path did not exist there)."""
+    try:
+        return str(path.resolve().relative_to(Path.cwd().resolve()))
+    except ValueError:
+        return str(path.resolve())
 
 
 def shipped_checkpoints(root: str | Path = "checkpoints") -> list[Path]:

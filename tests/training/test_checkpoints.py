@@ -347,6 +347,20 @@ def test_a_checkpoint_that_does_not_fit_names_the_shipped_ones_that_do():
         check_env(read_metadata(ROOT / "checkpoints" / "frying_master" / "main"), three, "checkpoint")
 
 
+def test_the_shipped_checkpoints_hint_names_paths_that_exist_from_where_the_command_runs(tmp_path, monkeypatch):
+    """From another working directory the hint named ``checkpoints/frying_master/3p``, which did not
+    exist there; a ``metadata.json`` that is a directory had been "no metadata.json"."""
+    from training.checkpoints import CheckpointError, read_metadata, shipped_fitting
+    from training.envspec import EnvSpec
+
+    monkeypatch.chdir(tmp_path)
+    (hint,) = [h for h in shipped_fitting(EnvSpec.resolve("frying_master_v1", {"players": 3})) if h.endswith("3p")]
+    assert Path(hint).is_absolute() and (Path(hint) / "metadata.json").is_file()
+    (tmp_path / "ck" / "metadata.json").mkdir(parents=True)
+    with pytest.raises(CheckpointError, match="its metadata.json is not a regular file"):
+        read_metadata(tmp_path / "ck")
+
+
 def test_a_checkpoint_path_that_is_a_file_is_named_as_one(tmp_path):
     """A file given as a checkpoint was reported as not existing."""
     from training.checkpoints import CheckpointError, read_metadata

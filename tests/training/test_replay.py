@@ -110,6 +110,15 @@ def test_jsonl_holds_many_games_in_order(tmp_path):
         R.load(tmp_path / "g.jsonl")
     with pytest.raises(R.ReplayError, match=r"allowed: 1\.\.3"):
         R.load(tmp_path / "g.jsonl", game=4)
+    # a kill while the third game was saved leaves its line cut: the first two still load (the whole
+    # file had been refused for it), and the cut one is refused, named
+    text = (tmp_path / "g.jsonl").read_text()
+    (tmp_path / "cut.jsonl").write_text(text[:len(text) - 40])
+    assert R.load(tmp_path / "cut.jsonl", game=1)["seed"] == 0
+    with pytest.raises(R.ReplayError, match=r"cut.jsonl line 3: "):
+        R.load(tmp_path / "cut.jsonl", game=3)
+    with pytest.raises(R.ReplayError, match=r"cut.jsonl line 3: "):
+        R.load_all(tmp_path / "cut.jsonl")
 
 
 def test_a_stopped_game_replays_as_stopped():
