@@ -253,11 +253,14 @@ MACHINE_KEYS = {"cpu", "cores", "usable_cores", "platform", "python", "implement
 
 
 def test_json_of_a_tiny_run_has_the_documented_keys(tmp_path):
-    path = tmp_path / "bench.json"
+    import shlex
+
+    path = tmp_path / "my bench.json"  # (the recorded command had lost the quoting of such a name)
     lines: list[str] = []
-    assert cli.main(["--env", "wok_star_v1", "--first", "1", "--games", "1", "--repeats", "1", "--json", str(path)],
-                    out=lines.append) == 0
+    argv = ["--env", "wok_star_v1", "--first", "1", "--games", "1", "--repeats", "1", "--json", str(path)]
+    assert cli.main(argv, out=lines.append) == 0
     doc = json.loads(path.read_text())
+    assert shlex.split(doc["command"]) == ["python", "-m", "envs.bench", *argv]
     assert set(doc) == JSON_KEYS and doc["schema"] == "kitchen-arena-bench/1"
     assert set(doc["machine"]) == MACHINE_KEYS
     assert doc["settings"]["games"] == 1 and doc["settings"]["repeats"] == 1 and doc["settings"]["spread"] == "min-max"

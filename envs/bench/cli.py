@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import os
+import shlex
 import sys
 from typing import Callable
 
@@ -254,7 +255,7 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         scaling = {"cost_by_players": cost, "memory": mem}
 
     if args.json:
-        doc = report.build_json(command="python -m envs.bench " + " ".join(argv if argv is not None else sys.argv[1:]),
+        doc = report.build_json(command=shlex.join(["python", "-m", "envs.bench", *(argv if argv is not None else sys.argv[1:])]),
                                 machine=machine, settings=settings, configurations=results, peers=peer_json,
                                 ratios=ratios, vector=vector_rows, training=training_rows, scaling=scaling)
         report.write_json(doc, args.json)
