@@ -49,8 +49,8 @@ as ``state.hands[2][5]``) and what is allowed. The rules, in the order checked:
    ingredients, with a customer card left to draw.
 6. *Tick*: between the fewest and the most steps legal play needs to reach
    the state (5 draft steps and one turn-ending step per player in each
-   finished round, one step per cooked menu; at most 6 steps per cooked menu
-   on top of 5 + players per round, as ``max_episode_steps`` counts them).
+   finished round and the steps of this round so far, one step per cooked
+   menu; at most 6 steps per cooked menu on top of those).
 
 Every check is O(size of the state); the common case (plain ints in range) is
 checked per list, the item-by-item path only runs to name the bad item.
@@ -122,6 +122,7 @@ class Limits:
     mbok_kind: int  # customer kind index of Mbok Bakul
     theft_kinds: tuple[int, int, int]  # customer kind indices of Maling, Perayu, Hansip
     mbok_cards: int
+    score_kinds: tuple[int, ...]  # customer kinds only scored, never played (never discarded)
 
 
 @lru_cache(maxsize=None)
@@ -147,6 +148,7 @@ def limits(n: int) -> Limits:
         type_names=types, kind_names=kinds,
         mbok_kind=cat.customer("mbok_bakul").index,
         theft_kinds=tuple(cat.customer(k).index for k in ("maling", "perayu", "hansip")), mbok_cards=cat.customer("mbok_bakul").count,
+        score_kinds=tuple(k.index for k in cat.customers if k.ability == "score"),
     )
 
 
@@ -325,22 +327,31 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
         v.total({"Go Boy! cards": go_boy_supply + sum(go_boy)}, {"Go Boy! cards": L.go_boys}, "go_boy",
                 "Go Boy! cards in supply and with the players")
     if any(exchanges):
-        used_mbok = L.mbok_cards - sum(c[L.mbok_kind] for c in customers)
+        # (a played card lies face up in the discard pile: one still in the deck had counted as played)
+        used_mbok = customer_discard[L.mbok_kind]
         if phase != "cook" or exchanges[turn] or sum(exchanges) > 2 * used_mbok:
             raise v.fail("mbok_exchanges", f"Mbok Bakul exchanges of this turn: only in the Cooking phase, never with "
                          f"the seat on turn ({turn}) itself, at most 2 cards per Mbok Bakul card played "
-                         f"({used_mbok} not held by anyone)", exchanges)
+                         f"({used_mbok} in the discard pile)", exchanges)
     if any(map(any, thefts)):
         # Each outcome spent a card out of the hands: a Maling (ingredient), a Perayu (customer); a
         # cancellation a Maling or Perayu and the target's Hansip.
-        out = [L.customer_list[k] - sum(c[k] for c in customers) for k in L.theft_kinds]  # maling, perayu, hansip
+        out = [customer_discard[k] for k in L.theft_kinds]  # played: maling, perayu, hansip in the discard pile
         col = [sum(row[i] for row in thefts) for i in range(3)]
         if (phase != "cook" or any(thefts[turn]) or col[0] > out[0] or col[1] > out[1] or col[2] > out[2]
                 or sum(col) > out[0] + out[1]):
             raise v.fail("thefts", f"this turn's Maling / Perayu outcomes: only in the Cooking phase, never against "
                          f"the seat on turn ({turn}), each spent a Maling / Perayu (and a cancellation a Hansip) "
-                         f"that no player holds now (out of the hands: Maling {out[0]}, Perayu {out[1]}, "
+                         f"that lies in the discard pile now (there: Maling {out[0]}, Perayu {out[1]}, "
                          f"Hansip {out[2]})", thefts)
+    for k in L.score_kinds:  # only scored: never played, so never discarded
+        if customer_discard[k]:
+            raise v.fail(f"customer_discard[{k}]", f"must be 0: {L.kind_names[k]} cards are only scored, never "
+                         "played (so never discarded)", customer_discard[k])
+    for s in range(n):  # customer cards come from cooking (a draw per cook, or a Perayu drawn so)
+        if any(customers[s]) and not piles[s]:
+            raise v.fail(f"customers[{s}]", f"must be empty: seat {s} has cooked nothing (piles[{s}] is empty), "
+                         "and customer cards come from cooking", customers[s])
     empties = display.count(EMPTY)
     # What only cooking brings: 2 Extra VP tokens per cooked menu at most, and one customer card drawn
     # per cook (Bu Prasojo: one more per cook at most): cards out of the customer deck came from draws.
@@ -418,6 +429,19 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
             if cooked and piles[turn][len(piles[turn]) - len(cooked):] != cooked:
                 raise v.fail("cooked_this_turn", f"must be the last {len(cooked)} menu(s) of the scoring pile "
                              f"of seat {turn} (on turn)", cooked)
+            if turns_taken == 0 and not cooked and held != L.ingredient_list:
+                v.total(_named(held, L.type_names), L.ingredients, "hands", "ingredient cards in deck and hands "
+                        "before the round's first cook (none used yet)")
+            for k in range(turns_taken + 1, n):  # seats whose turn has not come: their dealt cards, less thefts
+                s = (first + k) % n
+                most_held = deal + (characters[s] >= 0 and L.powers[characters[s]] == EXTRA_INGREDIENT_POWER)
+                if sum(hands[s]) > most_held:
+                    raise v.fail(f"hands[{s}]", f"at most {most_held} cards: seat {s}'s turn has not come, and a "
+                                 "hand only grows in its own turn", sum(hands[s]))
+                if rnd == 1 and (piles[s] or any(customers[s]) or tokens[s] or go_boy[s]):
+                    raise v.fail(f"piles[{s}]", f"seat {s} owns nothing before its first turn (round 1): no menu, "
+                                 "customer card, token or Go Boy!", {"piles": piles[s], "tokens": tokens[s],
+                                                                      "go_boy": go_boy[s]})
         else:
             if turns_taken != n:
                 raise v.fail("turns_taken", f"must be {n} once the game is over", turns_taken)
@@ -468,7 +492,8 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
     this_round = pick_no if phase == "draft" else deal - 1 + turns_taken
     theft = pending is not None and pending["kind"] == "theft"
     fewest = (rnd - 1) * (deal - 1 + n) + this_round + cooks + theft
-    most = rnd * (deal - 1 + n) + STEPS_PER_MENU * cooks
+    # (the whole current round had been allowed: a tick ahead of the state, whose next states were refused)
+    most = (rnd - 1) * (deal - 1 + n) + this_round + theft + STEPS_PER_MENU * cooks
     if not fewest <= tick <= most:
         raise SnapshotError(f"snapshot field tick: must be {fewest}..{most} in round {rnd} with {cooks} menu(s) "
                             f"cooked (the steps legal play takes to get here), got {tick!r}")

@@ -43,6 +43,8 @@ SITUATIONS = {
     "plain": ({"players": 3, "plain_mode": True, "constraint_mode": True}, 3, _random,
               lambda e: e.phase == "cook" and e.round >= 2),
     "over": ({"players": 3}, 4, _random, lambda e: e.phase == "over"),
+    "cook_start": ({"players": 4}, 0, _random, lambda e: e.phase == "cook" and e.round == 2 and e.turns_taken == 0
+                   and not e.cooked_this_turn and e.pending is None),
 }
 
 
@@ -277,6 +279,61 @@ def _theft_from_nowhere(s):
     st["thefts"][(st["turn"] + 1) % len(st["thefts"])] = [0, 0, 3]  # three Hansip cancellations, no Hansip used
 
 
+# Accepted before 2026-12-07 (a fuzz of one-field mutants): states no legal game reaches, some of whose
+# next legal states the same checks refused (the env could not restore its own snapshot).
+def _tick_a_step_ahead(s):
+    s["tick"] += 1  # round 1's Shopping, nothing cooked: the tick is exactly the picks made
+
+
+def _in_the_deck(st, kind):
+    """Every card of ``kind`` out of the discard pile into the customer deck (none played)."""
+    st["customer_deck"] += [kind] * st["customer_discard"][kind]
+    st["customer_discard"][kind] = 0
+
+
+def _maling_played_from_the_deck(s):
+    st = s["state"]
+    _in_the_deck(st, KIND["maling"])
+    st["thefts"][(st["turn"] + 1) % len(st["thefts"])][0] = 1  # a Maling theft, no Maling in the discard pile
+
+
+def _mbok_played_from_the_deck(s):
+    st = s["state"]
+    _in_the_deck(st, KIND["mbok_bakul"])
+    st["mbok_exchanges"][(st["turn"] + 1) % len(st["mbok_exchanges"])] = 1
+
+
+def _score_card_discarded(s):
+    st = s["state"]
+    st["customer_deck"].remove(KIND["foodies"])
+    st["customer_discard"][KIND["foodies"]] += 1
+
+
+def _customer_card_with_no_menu(s):
+    st = s["state"]
+    later = (st["turn"] + 1) % len(st["piles"])  # round 1: its turn has not come, its pile is empty
+    st["customers"][later][st["customer_deck"].pop()] += 1
+
+
+def _hand_moved_to_a_later_seat(s):
+    st = s["state"]
+    n = len(st["hands"])
+    a, b = (st["turn"] + 1) % n, (st["turn"] + 2) % n
+    st["hands"][a] = [x + y for x, y in zip(st["hands"][a], st["hands"][b])]
+    st["hands"][b] = [0] * len(st["hands"][b])
+
+
+def _card_gone_before_the_first_cook(s):
+    st = s["state"]
+    hand = st["hands"][st["turn"]]
+    hand[next(t for t, c in enumerate(hand) if c)] -= 1
+
+
+def _menu_before_the_first_turn(s):
+    st = s["state"]
+    st["piles"][(st["turn"] + 1) % len(st["piles"])].append(st["menu_deck"].pop())
+
+
 DAMAGE = [
     # (situation, damage, the field and what the message must say)
     ("cook", _display_999, r"state\.display\[5\]: must be an integer in -1\.\.31, got 999"),
@@ -322,6 +379,15 @@ DAMAGE = [
     ("draft", _exchange_in_shopping, r"state\.mbok_exchanges: Mbok Bakul exchanges of this turn"),
     ("theft", _theft_against_the_seat_on_turn, r"state\.thefts: this turn's Maling / Perayu outcomes"),
     ("cook", _theft_from_nowhere, r"state\.thefts: this turn's Maling / Perayu outcomes"),
+    ("draft", _tick_a_step_ahead, r"snapshot field tick: must be (\d+)\.\.\1 in round 1 with 0 menu"),
+    ("cook", _maling_played_from_the_deck, r"state\.thefts: .* lies in the discard pile now \(there: Maling 0"),
+    ("cook", _mbok_played_from_the_deck, r"state\.mbok_exchanges: .* \(0 in the discard pile\)"),
+    ("cook", _score_card_discarded, r"state\.customer_discard\[\d+\]: must be 0: Foodies cards are only scored"),
+    ("cook", _customer_card_with_no_menu, r"state\.customers\[\d\]: must be empty: seat \d has cooked nothing"),
+    ("cook_start", _hand_moved_to_a_later_seat, r"state\.hands\[\d\]: at most 6 cards: seat \d's turn has not come"),
+    ("cook_start", _card_gone_before_the_first_cook, r"state\.hands: the ingredient cards .* before the round's "
+                                                     r"first cook"),
+    ("cook", _menu_before_the_first_turn, r"state\.piles\[\d\]: seat \d owns nothing before its first turn"),
 ]
 
 
