@@ -341,6 +341,9 @@ def check_state(eng: "FryingMasterEngine", state: Any) -> dict:
                                            "orders, then only waits)", completed_in[a])
         if a not in finishers and k >= to_end:
             raise v.fail("finishers", f"must name {a}: {a} served the round's {to_end} orders", finishers)
+        if a in finishers and held[a] is not None:  # (one had been accepted holding a live order, food on it)
+            raise v.fail(f"plates.{a}", f"must be null: {a} is a finisher (its last serve left it without a plate, "
+                                        "and it only waits)", held[a])
         if k > play_tick:
             raise v.fail(f"completed.{a}", f"must hold at most {play_tick} orders: one serve per play tick",
                          completed_in[a])
@@ -377,6 +380,18 @@ def check_state(eng: "FryingMasterEngine", state: Any) -> dict:
                                       "tick)", play_tick)
         if countdown_left:
             raise v.fail("countdown_left", "must be 0 before the countdown", countdown_left)
+        if play_tick == 0:  # nobody has acted since "Wok on Fire!" (work done already had been accepted)
+            for a in agents:
+                if held[a] is None:
+                    raise v.fail(f"plates.{a}", f"must be a plate at play tick 0: {a} chose one at setup and has "
+                                                "not acted since", held[a])
+                if any(plate_cards[a]) or any(loads[a]) or any(busy[a]):
+                    field, value = ((f"plate_cards.{a}", plate_cards[a]) if any(plate_cards[a]) else
+                                    (f"loads.{a}", loads[a]) if any(loads[a]) else (f"busy.{a}", busy[a]))
+                    raise v.fail(field, "must be empty at play tick 0: nobody has acted since \"Wok on Fire!\"",
+                                 value)
+            if discard:
+                raise v.fail("discard", "must be empty at play tick 0: nobody has given up a plate yet", discard)
     elif phase == "countdown":
         if not countdown_left:
             raise v.fail("countdown_left", f"must be in 1..{cd_ticks} during the countdown", countdown_left)

@@ -140,6 +140,42 @@ def test_plate_index_out_of_range_is_refused():
     _refused(env, bad, re.escape("state.piles[1][0]"), "plate index 24", r"0\.\.23")
 
 
+def test_work_at_play_tick_0_and_a_finisher_holding_a_plate_are_refused():
+    """Accepted before 2026-12-07 (a fuzz of one-field mutants), though no legal play reaches them: at play
+    tick 0 (nobody has acted since "Wok on Fire!") a card already lifted or on a plate, a plate already given
+    up; and a finisher (it served its orders, its plate went, it only waits) holding a plate with food on it."""
+    env = _env(players=2)
+    start = _play(env, 0, lambda e: e.phase == "play" and e.play_tick == 0)
+    chef = sorted(start["state"]["loads"])[0]
+
+    def moved_card(where):
+        bad = _copy(start)
+        st = bad["state"]
+        f = next(i for i, k in enumerate(st["table"]["up"]) if k)
+        st["table"]["up"][f] -= 1
+        if where == "load":
+            st["loads"][chef][0].append(f)
+        else:
+            st["plate_cards"][chef][f] += 1
+        return bad
+
+    _refused(env, moved_card("load"), rf"state\.loads\.{chef}: must be empty at play tick 0")
+    _refused(env, moved_card("plate"), rf"state\.plate_cards\.{chef}: must be empty at play tick 0")
+    bad = _copy(start)
+    bad["state"]["discard"].append(bad["state"]["plates"][chef])
+    bad["state"]["plates"][chef] = None
+    _refused(env, bad, rf"state\.plates\.{chef}: must be a plate at play tick 0")
+
+    env = _env(players=3)
+    snap = _play(env, 0, lambda e: e.phase == "countdown", heuristic=True)
+    st = snap["state"]
+    (finisher, *_) = st["finishers"]
+    bad = _copy(snap)
+    pile = next(i for i in (0, 1) if bad["state"]["piles"][i])
+    bad["state"]["plates"][finisher] = bad["state"]["piles"][pile].pop()
+    _refused(env, bad, rf"state\.plates\.{finisher}: must be null: {finisher} is a finisher")
+
+
 def test_a_wrong_chooser_is_refused():
     env = _env(players=3)
     snap = _play(env, 6, lambda e: e.phase == "choose" and len(e.choose_queue) == 3)
