@@ -50,6 +50,7 @@ from typing import Any, Mapping
 from envs.core.errors import SnapshotError
 from envs.core.snapshot import Checker
 from envs.wok_star.cards import DIFFICULTIES, EVENT_CARD_BASE, GameData
+from envs.wok_star.rules.open_for_business import SERIALS
 
 SETUP_PHASES = ("choose_character", "distribute", "third_die")
 KITCHEN_PHASES = ("open", "wash", "closed")
@@ -188,7 +189,7 @@ def read_fields(v: Fields, state: Any, fields: tuple[str, ...], g: Rules) -> dic
         "deck": v.int_list(s["deck"], "deck", 0, card, max_len=g.cards, unique=True),
         "coupons": v.int_list(s["coupons"], "coupons", 0, g.customers - 1, max_len=g.customers, unique=True),
         "current": v.int(s["current"], "current", -1, card),
-        "serial": v.int(s["serial"], "serial", 0, 10 ** 9),
+        "serial": v.int(s["serial"], "serial", 0, SERIALS - 1),
         "served": _served(v, s["served"], g),
         "income": v.int(s["income"], "income", 0, g.max_income),
         "event_pile": v.int_list(s["event_pile"], "event_pile", 0, g.events - 1, max_len=g.events, unique=True),

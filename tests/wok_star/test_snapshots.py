@@ -319,3 +319,24 @@ def test_a_tick_that_no_game_reaches_is_refused():
         _refused(env, {**snap, "tick": tick}, match)
     for tick in (last, bound):
         assert WokStarEngine.from_dict({**snap, "tick": tick}).tick == tick
+
+
+def test_a_state_restored_with_the_largest_serial_can_still_be_snapshotted_after_its_next_reveal():
+    """``serial`` = 10**9 was accepted, and the next card revealed took it past the range the checks allow:
+    the env's own snapshot, ``deepcopy`` and pickle were refused from then on. The serial (which only tells
+    whether a card was revealed within one tick) now counts modulo the range."""
+    import pickle
+
+    from envs.wok_star.rules.open_for_business import SERIALS
+
+    env, snap = _env_at("open")
+    snap["state"]["serial"] = SERIALS - 1
+    env.reset(options={"snapshot": snap})
+    obs = {a: env.observe(a) for a in env.agents}
+    pol = wok_star_v1.HeuristicPolicy()
+    while env.agents and env.unwrapped.engine.serial == SERIALS - 1:
+        obs, *_ = env.step({a: pol.act(obs[a], a, env) for a in env.agents})
+    assert env.unwrapped.engine.serial == 0  # one card revealed since
+    WokStarEngine.from_dict(env.snapshot())
+    copy.deepcopy(env)
+    pickle.loads(pickle.dumps(env))

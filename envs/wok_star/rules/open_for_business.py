@@ -103,9 +103,16 @@ def roll_all(eng) -> None:
             eng.roll(d)
 
 
+#: The serial's values, 0..SERIALS-1 (no game reveals nearly so many cards).
+SERIALS = 10 ** 9 + 1
+
+
 def reveal_next(eng) -> None:
     """Reveal the top card of the Regular deck (close if none is left)."""
-    eng.serial += 1
+    # The serial only tells, within one tick, whether a card was revealed: it counts modulo SERIALS, so
+    # that a state restored with any serial the snapshot checks allow stays within them (one restored
+    # at the top had been refused after its next reveal: snapshot, deepcopy and pickle of the env).
+    eng.serial = (eng.serial + 1) % SERIALS
     eng.late_ticks = 0
     if not eng.deck:
         eng.current = -1
