@@ -694,21 +694,19 @@ def load_all(path: str | os.PathLike, verify: bool = True) -> list[dict]:
 def load(path: str | os.PathLike, game: int | None = None, verify: bool = True) -> dict:
     """One game of a replay file: the file's only game, or game ``game`` (1-based line of a
     ``.jsonl``); validated and, with ``verify``, replayed."""
-    if not is_jsonl(path):
+    if not is_jsonl(path) or game is None:  # (the whole file: a damaged line is named, whichever it is)
         games = load_all(path, verify=False)
-        if game not in (None, 1):
+        if len(games) != 1:
+            raise ReplayError(f"{path} holds {len(games)} games; choose one with --game K (1..{len(games)})")
+        if game is not None and (not _is_int(game) or game != 1):
             raise ReplayError(f"{path}: --game {game!r} is not a game of the file; allowed: 1 (a .json file holds one)")
-        d, where = games[0], str(path)
+        d, where = games[0], (f"{path} line 1" if is_jsonl(path) else str(path))
     else:  # only the chosen line is read as JSON: a cut or damaged other line (a kill while saving) is not its
         lines = _read(path).split("\n")
         if lines and lines[-1] == "":
             lines.pop()
         if not lines:
             raise ReplayError(f"{path}: the JSON-lines file holds no game")
-        if game is None:
-            if len(lines) != 1:
-                raise ReplayError(f"{path} holds {len(lines)} games; choose one with --game K (1..{len(lines)})")
-            game = 1
         if _is_int(game) is False or not 1 <= game <= len(lines):
             raise ReplayError(f"{path}: --game {game!r} is not a game of the file; allowed: 1..{len(lines)}")
         where = f"{path} line {game}"

@@ -712,7 +712,7 @@ def test_what_a_resumed_run_reads_beside_the_model_is_checked_first_and_a_newer_
                                ("training_seconds", "abc", "training_seconds is 'abc'; allowed: a number")):
         with pytest.raises(ConfigError, match=re.escape(says)):
             _check_resumed_fields({**meta, field: value}, ck)
-    (ck / "curve.csv").write_text("timesteps,a,b,c,d\nabc,1,1,1,1\n")
+    (ck / "curve.csv").write_text("timesteps,episode_return,win,score,length\nabc,1,1,1,1\n")
     with pytest.raises(ConfigError, match=r"curve.csv does not read: .*line 2: .* is not a row of"):
         _check_resumed_fields(meta, ck)
     with pytest.raises(CheckpointError, match=r"trained for wok_star_v9, a newer version than this release has "
