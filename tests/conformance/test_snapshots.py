@@ -121,6 +121,18 @@ def test_a_deeply_nested_value_is_named_in_the_message_not_a_recursion_error(env
 
 
 @pytest.mark.parametrize("env_id", envs.available_env_ids())
+def test_a_damaged_generator_state_names_its_field_once(env_id):
+    """The engine prefixed the generator check's message, which named the field already: "snapshot field
+    rng: snapshot field rng: ..."."""
+    env, good, _ = _env_snapshot_and_a_deep_list(env_id)
+    bad = {**good, "rng": {**good["rng"], "has_uint32": 7}}
+    with pytest.raises(SnapshotError) as caught:
+        env.restore(bad)
+    assert str(caught.value).count("snapshot field rng") == 1, str(caught.value)
+    assert env.snapshot() == good
+
+
+@pytest.mark.parametrize("env_id", envs.available_env_ids())
 def test_the_snapshots_own_fields_deep_huge_or_past_a_float_are_named_and_change_nothing(env_id):
     """A ``tick`` or ``config`` nested 3,000 deep raised a bare ``RecursionError`` from the message's
     ``repr``; a deep ``rng`` named no field; a config number past a float's range (10**400) said only
