@@ -699,7 +699,8 @@ def load(path: str | os.PathLike, game: int | None = None, verify: bool = True) 
         if len(games) != 1:
             raise ReplayError(f"{path} holds {len(games)} games; choose one with --game K (1..{len(games)})")
         if game is not None and (not _is_int(game) or game != 1):
-            raise ReplayError(f"{path}: --game {game!r} is not a game of the file; allowed: 1 (a .json file holds one)")
+            raise ReplayError(f"{path}: --game {game!r} is not a game of the file; allowed: 1 "
+                              f"(a .json file holds one)")
         d, where = games[0], (f"{path} line 1" if is_jsonl(path) else str(path))
     else:  # only the chosen line is read as JSON: a cut or damaged other line (a kill while saving) is not its
         lines = _read(path).split("\n")

@@ -255,7 +255,8 @@ def main(argv: list[str] | None = None, out: Callable[[str], None] | None = None
         scaling = {"cost_by_players": cost, "memory": mem}
 
     if args.json:
-        doc = report.build_json(command=shlex.join(["python", "-m", "envs.bench", *(argv if argv is not None else sys.argv[1:])]),
+        given = argv if argv is not None else sys.argv[1:]
+        doc = report.build_json(command=shlex.join(["python", "-m", "envs.bench", *given]),
                                 machine=machine, settings=settings, configurations=results, peers=peer_json,
                                 ratios=ratios, vector=vector_rows, training=training_rows, scaling=scaling)
         report.write_json(doc, args.json)

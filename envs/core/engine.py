@@ -374,7 +374,8 @@ class GameEngine(ABC):
             rng = rng_from_dict(snapshot["rng"])
         except SnapshotError as e:  # (its own message named the field already: it had read twice)
             said = str(e)
-            raise SnapshotError(said if said.startswith("snapshot field rng") else f"snapshot field rng: {said}") from None
+            raise SnapshotError(said if said.startswith("snapshot field rng")
+                                else f"snapshot field rng: {said}") from None
         except (KeyError, TypeError, ValueError, IndexError, AttributeError, OverflowError, RecursionError) as e:
             raise SnapshotError(f"snapshot field rng: not a generator state this engine can load "
                                 f"({type(e).__name__}: {shown(str(e), 120)})") from e
