@@ -55,6 +55,7 @@ import envs
 from envs.core.config import differing_options
 from envs.core.errors import KitchenArenaError
 from envs.core.inputs import MAX_ARCHIVE_BYTES, check_archive, loads_json, read_text_file
+from envs.core.inputs import atomic_write_text as _atomic_write_text
 
 from training.envspec import EnvSpec
 from training.obs import SeatEncoder
@@ -108,11 +109,11 @@ def library_versions() -> dict[str, str]:
 
 
 def atomic_write_text(path: Path, text: str) -> None:
-    """``path`` written whole under a temporary name and renamed over the old file: a process
-    killed while writing it leaves the previous one."""
-    tmp = path.with_name(path.name + ".tmp")
-    tmp.write_text(text, encoding="utf-8")
-    os.replace(tmp, path)
+    """``path`` written whole under a temporary name and renamed over the old file (a link in its
+    place is replaced, never written through: nothing of a checkpoint is written outside it); a
+    process killed while writing it leaves the previous one
+    (:func:`envs.core.inputs.atomic_write_text`)."""
+    _atomic_write_text(path, text, follow_symlink=False)
 
 
 #: The journal of a save in progress: the new metadata, written once the save's new files are

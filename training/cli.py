@@ -20,8 +20,8 @@ from pathlib import Path
 import envs
 from envs.core.errors import KitchenArenaError
 from envs.core.workers import WorkerError
-from envs.core.inputs import (MAX_GAMES, int_at_least, output_file_problem, printable, quoted, read_text_file,
-                               seconds)
+from envs.core.inputs import (MAX_GAMES, first_line, int_at_least, output_file_problem, printable, quoted,
+                               read_text_file, seconds)
 
 from training import missing_extra_message
 from training.policies import SPEC_HELP
@@ -705,7 +705,7 @@ def main(argv: list[str] | None = None) -> int:
     except OSError as e:  # a path the system refuses (too long, not permitted, not a directory) or a full disk
         return _error(_os_error_text(e))
     except WorkerError as e:  # a worker process died or was stuck (train saved what it had first)
-        return _error((str(e).splitlines() or [""])[0])
+        return _error(first_line(e))
     except ModuleNotFoundError as e:  # a module of the train extra, imported on first use
         message = missing_extra_message(e)
         if message is None:

@@ -50,15 +50,15 @@ def _printable(s: str) -> bool:
 
 
 def _name_check(s: str) -> str | None:
-    if ("/" in s or "\\" in s or s.startswith(".") or not s or not _printable(s)
+    if ("/" in s or "\\" in s or s.startswith(".") or not _printable(s)
             or len(s.encode("utf-8", "surrogatepass")) > MAX_NAME_BYTES):
         return (f"a plain directory name (no slashes, not starting with '.', printable characters only, "
                 f"1-{MAX_NAME_BYTES} bytes)")
     return None
 
 
-def _dir_check(s: str) -> str | None:
-    if not s or not _printable(s):
+def _dir_check(s: str) -> str | None:  # (Text refuses an empty string itself)
+    if not _printable(s):
         return "a directory path (printable characters only)"
     return None
 

@@ -665,24 +665,33 @@ def _game_text(text: str, where: str) -> str:
     return text
 
 
+def _jsonl_lines(path: str | os.PathLike) -> list[str]:
+    """The lines of a JSON-lines replay file, one game each (the final newline dropped)."""
+    lines = _read(path).split("\n")
+    if lines and lines[-1] == "":
+        lines.pop()
+    if not lines:
+        raise ReplayError(f"{path}: the JSON-lines file holds no game")
+    return lines
+
+
+def _jsonl_game(path: str | os.PathLike, lines: list[str], k: int) -> tuple[str, Any]:
+    """Game ``k`` (1-based) of a JSON-lines file's ``lines``, parsed: ``(where, data)``."""
+    where = f"{path} line {k}"
+    line = lines[k - 1]
+    if not line.strip():
+        raise ReplayError(f"{where}: empty line; a JSON-lines replay file holds one game per line")
+    return where, parse(_game_text(line, where), where)
+
+
 def load_all(path: str | os.PathLike, verify: bool = True) -> list[dict]:
     """Every game of a replay file (``.jsonl``: one per line; otherwise one JSON object),
     each validated and, with ``verify``, replayed (see :func:`replay`)."""
-    text = _read(path)
     if is_jsonl(path):
-        lines = text.split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        if not lines:
-            raise ReplayError(f"{path}: the JSON-lines file holds no game")
-        games = []
-        for i, line in enumerate(lines, 1):
-            where = f"{path} line {i}"
-            if not line.strip():
-                raise ReplayError(f"{where}: empty line; a JSON-lines replay file holds one game per line")
-            games.append((where, parse(_game_text(line, where), where)))
+        lines = _jsonl_lines(path)
+        games = [_jsonl_game(path, lines, k) for k in range(1, len(lines) + 1)]
     else:
-        games = [(str(path), parse(_game_text(text, str(path)), str(path)))]
+        games = [(str(path), parse(_game_text(_read(path), str(path)), str(path)))]
     for where, g in games:
         if verify:
             replay(g, where=where)
@@ -703,18 +712,10 @@ def load(path: str | os.PathLike, game: int | None = None, verify: bool = True) 
                               f"(a .json file holds one)")
         d, where = games[0], (f"{path} line 1" if is_jsonl(path) else str(path))
     else:  # only the chosen line is read as JSON: a cut or damaged other line (a kill while saving) is not its
-        lines = _read(path).split("\n")
-        if lines and lines[-1] == "":
-            lines.pop()
-        if not lines:
-            raise ReplayError(f"{path}: the JSON-lines file holds no game")
+        lines = _jsonl_lines(path)
         if _is_int(game) is False or not 1 <= game <= len(lines):
             raise ReplayError(f"{path}: --game {game!r} is not a game of the file; allowed: 1..{len(lines)}")
-        where = f"{path} line {game}"
-        line = lines[game - 1]
-        if not line.strip():
-            raise ReplayError(f"{where}: empty line; a JSON-lines replay file holds one game per line")
-        d = parse(_game_text(line, where), where)
+        where, d = _jsonl_game(path, lines, game)
     if verify:
         replay(d, where=where)
     else:

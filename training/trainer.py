@@ -33,7 +33,7 @@ from pathlib import Path
 from typing import Any, Callable
 
 from envs.core.errors import ConfigError, KitchenArenaError
-from envs.core.inputs import blocking_file, check_writable, shown
+from envs.core.inputs import blocking_file, check_writable, first_line, shown
 from envs.core.workers import WorkerError
 
 from training import checkpoints as ck
@@ -691,7 +691,7 @@ def _train_locked(cfg: dict, plan: RunPlan, resumed: dict | None, resume: bool, 
                     model.learn(remaining, callback=CallbackList(callbacks), reset_num_timesteps=not resume,
                                 tb_log_name=cfg["name"])
                 except WorkerError as e:  # a bridge worker died or was stuck: the model is whole, save it
-                    first = (str(e).splitlines() or [""])[0]
+                    first = first_line(e)
                     if int(model.num_timesteps) > start_steps:
                         save(False)
                         first += (f"; the checkpoint was saved at {int(model.num_timesteps):,} timesteps "

@@ -72,7 +72,7 @@ from gymnasium import spaces
 from stable_baselines3.common.vec_env import VecEnv
 
 from envs.core.errors import IllegalActionError
-from envs.core.inputs import checked_int
+from envs.core.inputs import checked_int, first_line
 from envs.core.workers import (Remote, WorkerError, check_timeout, default_spin, dispatch, first_error, refuse_copy,
                                one_blas_thread, read_answer, refuse_if_unusable, shared_arrays, shared_buffers,
                                status_word, stop_workers)
@@ -226,8 +226,7 @@ class MultiAgentVecEnv(VecEnv):
             if isinstance(err, WorkerError) and err.died:
                 self._broken = err
             elif cmd in _STATEFUL:
-                first_line = (str(err).splitlines() or [""])[0]  # (a KeyboardInterrupt has no message)
-                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {first_line}) and "
+                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {first_line(err)}) and "
                                    f"left the env copies in an unknown state; call reset() before step()")
             raise err
         return results

@@ -271,16 +271,23 @@ def output_file_problem(target: str, flag: str, parents_made: bool = False) -> s
     return None
 
 
-def atomic_write_text(path: str | Path, text: str) -> None:
+def first_line(error: BaseException) -> str:
+    """An error's first line, for a one-line message ("" for one without a message, as a
+    ``KeyboardInterrupt``)."""
+    return (str(error).splitlines() or [""])[0]
+
+
+def atomic_write_text(path: str | Path, text: str, follow_symlink: bool = True) -> None:
     """``path`` written whole under a temporary name beside it, then renamed over the old file (through
-    a symlink, its target): a full disk, a file-size limit or a kill while writing leaves the previous
-    file as it was, where an ``open(path, "w")`` had left it cut short. The temporary file goes on failure."""
-    target = Path(os.path.realpath(path))
+    a symlink, its target; ``follow_symlink=False``: over the link itself): a full disk, a file-size
+    limit or a kill while writing leaves the previous file as it was, where an ``open(path, "w")`` had
+    left it cut short. The temporary file goes on failure."""
+    target = Path(os.path.realpath(path)) if follow_symlink else Path(os.path.abspath(path))
     fd, tmp = tempfile.mkstemp(prefix=f".{target.name}.", suffix=".tmp", dir=target.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as f:
             f.write(text)
-        if target.exists():  # the new file keeps the old one's permissions
+        if target.is_file():  # the new file keeps the old one's permissions
             os.chmod(tmp, target.stat().st_mode & 0o7777)
         else:
             umask = os.umask(0)

@@ -38,6 +38,8 @@ import weakref
 from contextlib import contextmanager
 from typing import Any, Callable, Iterable, Mapping, Sequence
 
+from envs.core.inputs import first_line
+
 Commands = Mapping[str, Callable[[Any, Any], Any]]
 
 #: How long the parent waits for a worker that has just died to be reaped (for its exit code).
@@ -336,7 +338,7 @@ def first_error(errors: Sequence[BaseException]) -> BaseException:
         or next((e for e in errors if isinstance(e, WorkerError) and e.died), errors[0])
     for e in errors:
         if e is not first:
-            _add_note(first, f"also: {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}")
+            _add_note(first, f"also: {type(e).__name__}: {first_line(e)}")
     return first
 
 
@@ -517,5 +519,5 @@ def refuse_if_unusable(owner: str, closed: bool, broken: "WorkerError | None", o
                            f"that process's; this is process {os.getpid()} (a fork of it): build a new {owner} here")
     if broken is not None:
         b = broken
-        raise WorkerError(f"this {owner} is broken: {str(b).splitlines()[0]}; close() it and build a new one",
+        raise WorkerError(f"this {owner} is broken: {first_line(b)}; close() it and build a new one",
                           label=b.label, pid=b.pid, exitcode=b.exitcode, died=True) from b

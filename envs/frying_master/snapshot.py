@@ -40,9 +40,12 @@ The rules, in the order they are checked:
    clockwise order, each without a plate, everyone else holding the plate
    they took (with no food), the piles no bigger than the pool's two halves,
    nothing given up, served, lifted or busy yet, no clock running. Play: no
-   queue, ``play_tick < round_ticks``, no countdown, no finisher. Countdown:
+   queue, ``play_tick < round_ticks``, no countdown, no finisher; at play
+   tick 0 (nobody has acted since "Wok on Fire!") every chef holds a plate
+   with no food and idle, empty spatulas, and nothing is given up. Countdown:
    ``1 <= countdown_left <= countdown_ticks``, a finisher. Over: no countdown
-   left. Finishers are exactly the chefs with the round's orders served;
+   left. Finishers are exactly the chefs with the round's orders served, and
+   hold no plate (their last serve took it);
    nobody served more, nor more orders than play ticks passed.
 8. **History and Gold Spatulas**: one result per finished round (after the
    match, the current one too), in the engine's exact form: its round number

@@ -75,6 +75,7 @@ from typing import Any, Mapping, Sequence
 import numpy as np
 
 from envs.core.errors import IllegalActionError
+from envs.core.inputs import first_line
 from envs.core.workers import (ANSWERED, Remote, WorkerError, answer_step, check_timeout, default_spin, die_with_parent,
                                first_error, read_answer, refuse_copy, refuse_if_unusable, serve, shared_arrays,
                                shared_buffers, status_word, stop_workers)
@@ -349,8 +350,7 @@ class ProcessBatchedEnv:
             if isinstance(err, WorkerError) and err.died:
                 self._broken = err
             else:
-                said = (str(err).splitlines() or [""])[0]  # (a KeyboardInterrupt has no message)
-                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {said}) and left "
+                self._not_ready = (f"the last {cmd} failed ({type(err).__name__}: {first_line(err)}) and left "
                                    f"the games in an unknown state; call reset() before step()")
             raise err
         return parts

@@ -29,7 +29,10 @@ as ``state.hands[2][5]``) and what is allowed. The rules, in the order checked:
    tokens per menu in a player's pile, at most one customer card out of the
    deck per cooked menu (two with Bu Prasojo at the table), at most one Go
    Boy! held per cooking turn finished, nothing cooked before the first
-   Cooking phase.
+   Cooking phase, customer cards only with a player who has cooked, no
+   score-only customer (Primadona ... Preman) ever discarded, this turn's
+   Mbok Bakul exchanges and Maling / Perayu / Hansip outcomes paid by cards
+   lying in the discard pile.
 4. *Phase, round and turn*: ``round`` 1..round_limit; ``last_round`` is
    exactly "the menu deck is empty"; empty display slots only once the deck
    is empty, and only on the left. Shopping: picks 0..4 made, not everyone
@@ -41,7 +44,9 @@ as ``state.hands[2][5]``) and what is allowed. The rules, in the order checked:
    (Cooking: 0..players-1 taken; over: all taken, the last player's turn,
    ``ended_by`` saying which end applied and agreeing with ``last_round`` and
    the round limit); ``cooked_this_turn`` is the end of the active player's
-   scoring pile.
+   scoring pile; before the round's first cook every ingredient card is in
+   the deck or a hand; a seat whose turn has not come holds at most its
+   dealt cards (+1 with Cak Londho) and, in round 1, no menu, token or Go Boy!.
 5. *Pending decision* (Cooking only, customers in play): a Maling/Perayu was
    played by the player on turn (its card lies in the discard pile) on another
    player holding an ingredient / customer card to steal; a Bu Prasojo
@@ -438,10 +443,12 @@ def check_state(eng: "WaroongEngine", state: Mapping[str, Any], tick: int) -> di
                 if sum(hands[s]) > most_held:
                     raise v.fail(f"hands[{s}]", f"at most {most_held} cards: seat {s}'s turn has not come, and a "
                                  "hand only grows in its own turn", sum(hands[s]))
-                if rnd == 1 and (piles[s] or any(customers[s]) or tokens[s] or go_boy[s]):
-                    raise v.fail(f"piles[{s}]", f"seat {s} owns nothing before its first turn (round 1): no menu, "
-                                 "customer card, token or Go Boy!", {"piles": piles[s], "tokens": tokens[s],
-                                                                      "go_boy": go_boy[s]})
+                if rnd == 1:
+                    owned = {"piles": piles[s], "tokens": tokens[s], "go_boy": go_boy[s]}
+                    for field, value in owned.items():  # (customer cards: only with a pile, checked above)
+                        if value:
+                            raise v.fail(f"{field}[{s}]", f"seat {s} owns nothing before its first turn (round 1): "
+                                         "no menu, Extra VP token or Go Boy!", value)
         else:
             if turns_taken != n:
                 raise v.fail("turns_taken", f"must be {n} once the game is over", turns_taken)

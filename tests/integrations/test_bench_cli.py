@@ -41,8 +41,9 @@ def test_bad_arguments_are_refused_before_anything_is_measured(tmp_path, capsys,
             main(["--library", "tianshou"] + args)
         assert e.value.code == 2 and says in capsys.readouterr().err
     assert measured == []
-    monkeypatch.setitem(__import__("envs.bench.integrations.__main__", fromlist=["IMPORTS"]).IMPORTS, "tianshou",
-                        "no_such_module_here")
+    import envs.bench.integrations.__main__ as command
+
+    monkeypatch.setitem(command.IMPORTS, "tianshou", "no_such_module_here")  # as if tianshou were not installed
     assert main(["--library", "tianshou"]) == 2
     assert "nothing measured" in capsys.readouterr().err
 

@@ -756,6 +756,29 @@ def test_a_learning_curve_is_header_and_rows_of_five_finite_numbers_or_refused(t
     assert read_curve(p) == rows
 
 
+def test_a_checkpoints_files_are_written_over_a_link_never_through_it(tmp_path):
+    """The checkpoint writer and the benchmark's JSON writer are one function
+    (``envs.core.inputs.atomic_write_text``): the benchmark writes through a link to its target, a
+    checkpoint replaces the link (nothing of a checkpoint is written outside it). Neither leaves its
+    temporary file when the write fails."""
+    from envs.core.inputs import atomic_write_text as core_write
+
+    outside = tmp_path / "outside.json"
+    outside.write_text("theirs")
+    (tmp_path / "ck").mkdir()
+    link = tmp_path / "ck" / "metadata.json"
+    link.symlink_to(outside)
+    ckmod.atomic_write_text(link, "ours")
+    assert outside.read_text() == "theirs" and not link.is_symlink() and link.read_text() == "ours"
+    bench = tmp_path / "bench.json"
+    bench.symlink_to(outside)
+    core_write(bench, "results")
+    assert bench.is_symlink() and outside.read_text() == "results"
+    with pytest.raises(TypeError):
+        ckmod.atomic_write_text(link, None)  # a write that fails: the file and the folder as they were
+    assert link.read_text() == "ours" and sorted(p.name for p in (tmp_path / "ck").iterdir()) == ["metadata.json"]
+
+
 @pytest.mark.parametrize("name", ["actor.npz", "model.zip"])
 def test_a_huge_or_not_regular_checkpoint_file_is_refused_without_reading_it(toy_checkpoint, toy_registry, tmp_path,
                                                                             name):
