@@ -54,7 +54,7 @@ from typing import Any
 import envs
 from envs.core.config import differing_options
 from envs.core.errors import KitchenArenaError
-from envs.core.inputs import MAX_ARCHIVE_BYTES, check_archive, loads_json, read_text_file
+from envs.core.inputs import MAX_ARCHIVE_BYTES, check_archive, first_line, loads_json, read_text_file
 from envs.core.inputs import atomic_write_text as _atomic_write_text
 
 from training.envspec import EnvSpec
@@ -570,7 +570,7 @@ def read_model_params(path: str | Path, device: str = "cpu", where: str = "check
             warnings.simplefilter("ignore")
             _, params, _ = load_from_zip_file(path, device=device, load_data=False)
     except Exception as e:  # noqa: BLE001 - torch's weights-only refusal, a bad zip: all a bad file
-        first = str(e).splitlines()[0] if str(e) else ""
+        first = first_line(e)
         if "weights_only" in str(e) or "Weights only load failed" in first:  # (torch's advice, to load it unsafely, is not ours)
             first = "it holds Python objects besides tensors, and nothing in a checkpoint is unpickled"
         raise CheckpointError(f"{where}: {name} does not load (tensors only): {type(e).__name__}: {first}") from e
@@ -636,7 +636,7 @@ def load_checkpoint(directory: str | Path, env_spec: EnvSpec | None = None, stri
         model.set_parameters(params, exact_match=True, device=device)
     except Exception as e:  # noqa: BLE001 - shapes or names that do not fit the network
         raise CheckpointError(f"{where}: {meta['model_file']} does not fit the network the metadata describes "
-                              f"({arch}): {type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}") from e
+                              f"({arch}): {type(e).__name__}: {first_line(e)}") from e
     model.num_timesteps = counters["num_timesteps"]
     model._n_updates = counters["n_updates"]
     model._episode_num = counters["episode_num"]

@@ -58,7 +58,7 @@ from typing import Any, Callable
 import numpy as np
 
 from envs.core.errors import ConfigError, KitchenArenaError
-from envs.core.inputs import check_archive, loads_json, output_file_problem
+from envs.core.inputs import check_archive, first_line, loads_json, output_file_problem
 
 from training import checkpoints as ck
 from training.config import SCHEMA, public, to_yaml
@@ -724,7 +724,7 @@ def _train_rllib_locked(cfg: dict, plan: Any, resumed: dict | None, address: str
             ray.init(address=address, log_to_driver=False)  # an existing cluster: its resources are its own
         except (ConnectionError, RuntimeError) as e:
             raise KitchenArenaError(f"--address {address!r}: could not connect to a Ray cluster there "
-                                    f"({type(e).__name__}: {str(e).splitlines()[0] if str(e) else ''}); start one "
+                                    f"({type(e).__name__}: {first_line(e)}); start one "
                                     f"with `ray start --head` and give the address it prints") from e
     else:
         # address="local": always a new instance of our own, never a cluster found on the machine
