@@ -33,7 +33,6 @@ import numpy as np
 
 from envs.core.config import ConfigSpec
 from envs.core.errors import ActionFormatError, ConfigError, IllegalActionError, SnapshotError
-from envs.core.inputs import shown
 from envs.core.inputs import loads_json, shown
 from envs.core.seeding import make_rng, rng_from_dict, rng_to_dict
 from envs.core.tables import ActionTable
@@ -91,7 +90,13 @@ class GameEngine(ABC):
 
     # ------------------------------------------------------------------ construction
     def __init__(self, config: Mapping[str, Any], rng: np.random.Generator):
-        """A fresh game of a complete, checked ``config`` (what an env gives its engine; see :meth:`new`)."""
+        """A fresh game of a complete, checked ``config`` (what an env gives its engine; see :meth:`new`)
+        dealt with ``rng``, a PCG64 generator (the one kind a snapshot holds)."""
+        if not isinstance(rng, np.random.Generator) or type(rng.bit_generator) is not np.random.PCG64:
+            raise TypeError(f"{type(self).__name__}: rng must be a numpy Generator over PCG64 (as "
+                            f"numpy.random.default_rng(seed) makes; snapshots hold only that kind), got "
+                            + (f"a Generator over {type(rng.bit_generator).__name__}"
+                               if isinstance(rng, np.random.Generator) else type(rng).__name__))
         self._init_common(dict(config), rng, 0)
         self._setup()
 
@@ -145,15 +150,34 @@ class GameEngine(ABC):
         """int8 mask over ``self.actions`` for ``agent`` in the current state."""
 
     @abstractmethod
+    def _why_illegal(self, agent: str, action: int) -> str:
+        """A short reason why ``action`` (an index in range) is not legal for ``agent`` (one of
+        ``agents``) now, in a game not over."""
+
     def why_illegal(self, agent: str, action: int) -> str:
-        """A short reason why ``action`` is not legal for ``agent`` now."""
+        """A short reason why ``action`` is not legal for ``agent`` now ("legal now" where it is);
+        an unknown agent, an action that is not an index in range or a finished game is said so."""
+        try:
+            self.check_agent(agent)
+            a = self.check_action_type(agent, action)
+        except KeyError as e:
+            return e.args[0]
+        except IllegalActionError as e:
+            return e.reason
+        if self.done:
+            return "the game is over"
+        return self._why_illegal(agent, a)
+
+    def check_agent(self, agent: str) -> None:
+        """A ``KeyError`` naming the agents where ``agent`` is not one of them."""
+        if not (isinstance(agent, str) and agent in self.agents):
+            raise KeyError(f"no such agent {shown(agent)}; agents are {list(self.agents)}")
 
     def action_mask(self, agent: str) -> np.ndarray:
-        """The legal-action mask (cached until the state changes). Do not mutate."""
-        m = self._mask_cache.get(agent)
+        """The legal-action mask (cached until the state changes): a read-only array."""
+        m = self._mask_cache.get(agent) if isinstance(agent, str) else None
         if m is None:
-            if agent not in self.agents:
-                raise KeyError(f"no such agent {shown(agent)}; agents are {list(self.agents)}")
+            self.check_agent(agent)
             if self.done:
                 m = self._noop_only_mask()
             else:
@@ -174,6 +198,7 @@ class GameEngine(ABC):
         auto-resets, or an AEC agent stepping out with ``None``, still finds a legal action."""
         m = self.actions.mask()
         m[NOOP] = 1
+        m.flags.writeable = False
         return m
 
     def default_action(self, agent: str) -> int:
@@ -231,8 +256,13 @@ class GameEngine(ABC):
         if not isinstance(joint, Mapping):
             raise ActionFormatError(f"{self.ENGINE_NAME}: a joint action is a dict {{agent: action index}} with one "
                                     f"entry per live agent ({self.live_agents()}); got {type(joint).__name__}")
+        if illegal_action not in ("raise", "noop"):
+            raise ValueError(f"{self.ENGINE_NAME}: illegal_action must be 'raise' or 'noop', got {shown(illegal_action)}")
         if self.done:
-            raise IllegalActionError("-", "-", "-", "the game is over; start a new one")
+            raise IllegalActionError(
+                f"{self.ENGINE_NAME}: the game is over (tick {self.tick}): a finished game takes no more steps, "
+                f"whatever the actions (its masks show noop only, for wrappers and AEC agents stepping out); "
+                f"start a new one (new() or from_dict())")
         live = self.live_agents()
         if len(joint) != len(live) or not all(a in joint for a in live):  # else: exactly the live agents
             unknown = [a for a in joint if a not in self.agents]
@@ -315,6 +345,7 @@ class GameEngine(ABC):
         end). Once the game is over its scoring is shown to every player, so this is the outcome. A game
         whose result so far counts hidden cards (Waroong Wars' face-down customers) overrides it for
         an episode cut before the end (a truncation). Default: the outcome."""
+        self.check_agent(agent)
         return self.outcome()
 
     # ------------------------------------------------------------------ snapshots

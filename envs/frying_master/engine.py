@@ -133,7 +133,7 @@ class FryingMasterEngine(TickEngine):
             return None
         return "pre-empted by another player this tick: " + self.why_illegal(agent, action)
 
-    def why_illegal(self, agent: str, action: int) -> str:
+    def _why_illegal(self, agent: str, action: int) -> str:
         return why_illegal(self, agent, action)
 
     # ------------------------------------------------------------------ stepping
@@ -206,10 +206,9 @@ class FryingMasterEngine(TickEngine):
         if self._views_version != self._version:
             self._views = {}
             self._views_version = self._version
-        v = self._views.get(agent)
+        v = self._views.get(agent) if isinstance(agent, str) else None
         if v is None:
-            if agent not in self.agents:
-                raise KeyError(f"no such agent {agent!r}; agents are {list(self.agents)}")
+            self.check_agent(agent)
             other = next(iter(self._views.values()), None)
             v = build_view(self, agent) if other is None else other.seen_by(agent)
             self._views[agent] = v

@@ -119,7 +119,12 @@ class WaroongEngine(TickEngine):
 
     def public_view(self, agent: str) -> public.PublicView:
         """Exactly what ``agent`` may know now (see :mod:`envs.waroong_wars.public`)."""
-        return public.build(self, self.seat_of[agent])
+        try:
+            seat = self.seat_of[agent]
+        except (KeyError, TypeError):
+            self.check_agent(agent)
+            raise
+        return public.build(self, seat)
 
     def score(self, seat: int) -> int:
         return scoring.score(self, seat)
@@ -153,9 +158,7 @@ class WaroongEngine(TickEngine):
         self._mask_cache.update(zip(self.agents, masks))
         return masks[self.seat_of[agent]]
 
-    def why_illegal(self, agent: str, action: int) -> str:
-        if agent not in self.seat_of:
-            return f"no such agent; agents are {list(self.agents)}"
+    def _why_illegal(self, agent: str, action: int) -> str:
         if int(action) == 0 and not self.action_mask(agent)[0]:
             return legality.must_decide_reason(self, self.seat_of[agent])
         reason = legality.illegal_reason(self, self.seat_of[agent], int(action))
@@ -246,6 +249,7 @@ class WaroongEngine(TickEngine):
         their scores, breakdowns and the ranking count only what the table sees (``scoring.public_score``),
         the seat's own its whole score (it holds its cards). The game's end scores every card openly:
         the outcome. (A truncation's info had shown every seat's hidden customer points.)"""
+        self.check_agent(agent)
         if self.done:
             return self.outcome()
         out = self.outcome()

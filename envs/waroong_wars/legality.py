@@ -24,6 +24,14 @@ if TYPE_CHECKING:  # pragma: no cover
     from envs.waroong_wars.engine import WaroongEngine
 
 
+def _frozen(m: bytearray) -> np.ndarray:
+    """A filled mask as a read-only int8 array over its bytes (a caller writing into a mask it was
+    given must not change what the engine checks actions against)."""
+    a = np.frombuffer(m, np.int8)
+    a.flags.writeable = False
+    return a
+
+
 @lru_cache(maxsize=None)
 def _noop_only(n_actions: int) -> np.ndarray:
     m = np.zeros(n_actions, dtype=np.int8)
@@ -97,11 +105,11 @@ def compute_mask(eng: "WaroongEngine", seat: int) -> np.ndarray:
             m = bytearray(eng.n_actions)
             m[ix.respond0] = 1
             m[ix.respond0 + 1] = eng.customers[seat][eng.ability_kind["hansip"]] > 0
-            return np.frombuffer(m, np.int8)
+            return _frozen(m)
         if p["kind"] == "extra" and seat == p["seat"]:
             m = bytearray(eng.n_actions)
             m[ix.extra0] = m[ix.extra0 + 1] = 1
-            return np.frombuffer(m, np.int8)
+            return _frozen(m)
         return _noop_only(eng.n_actions)
     if seat != eng.turn:
         return _noop_only(eng.n_actions)
@@ -128,7 +136,7 @@ def compute_mask(eng: "WaroongEngine", seat: int) -> np.ndarray:
     if not any_cook and not eng.cooked_this_turn and not eng.go_boy[seat] and eng.go_boy_supply > 0:
         m[ix.take_go_boy] = 1
     m[ix.end_turn] = 1
-    return np.frombuffer(m, np.int8)
+    return _frozen(m)
 
 
 def fill_cook_mask(eng: "WaroongEngine", seat: int, mask) -> bool:

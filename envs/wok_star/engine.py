@@ -121,6 +121,14 @@ class WokStarEngine(TickEngine):
         setup.deal(self)
 
     # ------------------------------------------------------------------ caches
+    def __getstate__(self) -> dict:
+        """A deep copy or a pickle carries the game, not the values derived from it (the public view's
+        read-only mappings do not pickle): the copy builds them again when it needs them."""
+        state = self.__dict__.copy()
+        state["_cache"] = {}
+        state["_keyed_cache"] = {}
+        return state
+
     def touch(self) -> None:
         """Drop every cache after a state change."""
         self._cache.clear()
@@ -256,13 +264,7 @@ class WokStarEngine(TickEngine):
         else:
             out[...] = self.all_masks()
 
-    def why_illegal(self, agent: str, action: int) -> str:
-        if agent not in self.seat:
-            return f"no such agent; agents are {list(self.agents)}"
-        if not 0 <= int(action) < self.actions.n:
-            return f"index out of range: valid indices are 0..{self.actions.n - 1}"
-        if self.done:
-            return "the game is over"
+    def _why_illegal(self, agent: str, action: int) -> str:
         name, params = self._decoded[int(action)]
         seat = self.seat[agent]
         reason = self.check(seat, name, params)
@@ -410,7 +412,12 @@ class WokStarEngine(TickEngine):
         table = self._cache.get("public")
         if table is None:
             table = self._cache["public"] = build_public_table(self)
-        return PublicView(self.seat[agent], table)
+        try:
+            seat = self.seat[agent]
+        except (KeyError, TypeError):
+            self.check_agent(agent)
+            raise
+        return PublicView(seat, table)
 
     # ------------------------------------------------------------------ snapshots
     def state_dict(self) -> dict:

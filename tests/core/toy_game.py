@@ -40,7 +40,7 @@ class ToyEngine(TickEngine):
         m[2] = self.pile >= 2
         return m
 
-    def why_illegal(self, agent, action):
+    def _why_illegal(self, agent, action):
         need = {1: 1, 2: 2}.get(action, 0)
         return f"the pile holds {self.pile} token(s), {need} needed"
 
