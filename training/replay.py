@@ -75,7 +75,7 @@ def package_version() -> str:
 def env_version(env_id: str) -> int | None:
     """N of an env id ``<game>_vN`` (None if the id has no version suffix)."""
     base, sep, ver = env_id.rpartition("_v")
-    return int(ver) if sep and base and ver.isdecimal() and len(ver) <= 18 else None
+    return int(ver) if sep and base and re.fullmatch(r"0|[1-9][0-9]{0,17}", ver) else None
 
 
 def game_name(env_id: str) -> str:
@@ -116,8 +116,13 @@ def jsonable(x: Any) -> Any:
 
 
 def recorded_options(env_spec: EnvSpec) -> dict[str, Any]:
-    """The env options a replay records: every game option, defaults filled in."""
-    return {k: jsonable(v) for k, v in env_spec.resolved_options().items() if k not in NOT_RECORDED}
+    """The env options a replay records: every game option, defaults filled in (``max_cycles``,
+    PettingZoo's name for ``max_ticks``, as ``max_ticks``: a game cut by it replays cut there)."""
+    resolved = env_spec.resolved_options()
+    out = {k: jsonable(v) for k, v in resolved.items() if k not in NOT_RECORDED}
+    if out.get("max_ticks") is None and resolved.get("max_cycles") is not None:
+        out["max_ticks"] = jsonable(resolved["max_cycles"])
+    return out
 
 
 class Recorder:
@@ -393,7 +398,14 @@ def _is_int(x: Any) -> bool:
 
 
 def _is_num(x: Any) -> bool:
-    return isinstance(x, (int, float)) and not isinstance(x, bool) and math.isfinite(x)
+    """A finite JSON number that a float holds (an integer of 310 digits is not one: it had raised
+    a bare ``OverflowError``)."""
+    if isinstance(x, bool) or not isinstance(x, (int, float)):
+        return False
+    try:
+        return math.isfinite(x)
+    except OverflowError:
+        return False
 
 
 def _type(x: Any) -> str:
@@ -444,6 +456,10 @@ def _json_problem(x: Any) -> str | None:
             else:
                 stack.extend((w, depth + 1) for w in v)
             continue
+        if isinstance(v, int):
+            return "holds an integer beyond a float's range; allowed: numbers of at most about 308 digits"
+        if isinstance(v, float):
+            return "holds a non-finite number; allowed: finite numbers"
         return f"holds a {_type(v)}, which is not a JSON value"
     return None
 
@@ -502,7 +518,10 @@ def validate(d: Any, where: str = "replay") -> EnvSpec:
     if why is not None:
         raise ReplayError(f"{where}: options must map option names to JSON values; it {why}")
     spec = _env_spec_of(d, where)
-    env = spec.make()
+    try:
+        env = spec.make()
+    except ConfigError as e:  # options each allowed, but not together (the env's own checks)
+        raise ReplayError(f"{where}: options not valid for {d['env_id']}: {e}") from None
     seats = list(env.possible_agents)
     if len(d["actions"]) > env.max_ticks:  # (before any tick is read)
         raise ReplayError(f"{where}: {len(d['actions']):,} ticks recorded; a game of {spec.label()} lasts at most "
@@ -623,9 +642,21 @@ def _check_end(d: Mapping, where: str, status: str, returns: dict, outcome: dict
     checks = [("end.status", end["status"], status), ("outcome", d["outcome"], norm),
               ("end.returns", end["returns"], returns), ("digest", d["digest"], digest)]
     for what, recorded, replayed in checks:
-        if recorded != replayed:
+        if recorded != replayed or not _same_kinds(recorded, replayed):
             raise ReplayError(f"{where}: the replay does not reproduce the recorded {what}: recorded "
                               f"{shown(recorded, 200)}, replayed {shown(replayed, 200)}")
+
+
+def _same_kinds(a: Any, b: Any) -> bool:
+    """``a`` and ``b`` (equal by ``==``) hold booleans in the same places: ``==`` takes ``false`` for
+    ``0`` and ``true`` for ``1``, and a replay's numbers are numbers, its flags flags."""
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool)
+    if isinstance(a, dict):
+        return all(_same_kinds(v, b[k]) for k, v in a.items())
+    if isinstance(a, list):
+        return all(_same_kinds(v, w) for v, w in zip(a, b))
+    return True
 
 
 def replay(d: Mapping, env: Any = None, where: str = "replay") -> ReplayResult:
@@ -640,6 +671,10 @@ def _read(path: str | os.PathLike) -> str:
     p = Path(path)
     if not p.is_file():
         why = "is a directory" if p.is_dir() else "is not a regular file" if p.exists() else "no such file"
+        if p.is_dir():
+            files = sorted(f.name for f in p.iterdir() if f.suffix in (".json", ".jsonl") and f.is_file())[:3]
+            why += ("; give one of its replay files: " + ", ".join(repr(str(p / f)) for f in files) +
+                    (", ..." if len(files) == 3 else "")) if files else "; give a replay file (.json or .jsonl)"
         raise ReplayError(f"replay {str(p)!r}: {why}")
     if p.stat().st_size > MAX_FILE_BYTES:
         raise ReplayError(f"replay {str(p)!r}: {p.stat().st_size} bytes; the largest replay file read is "

@@ -513,3 +513,49 @@ def test_a_replays_values_past_its_limits_are_refused_naming_the_limit(tmp_path,
         R.load_all(path)
     with pytest.raises(R.ReplayError, match="is a directory"):
         R.load_all(tmp_path)
+
+
+# ---------------------------------------------------------------------- the fourth audit's doors
+def test_a_game_cut_by_max_cycles_is_recorded_with_max_ticks_and_replays_cut_there(tmp_path):
+    """``max_cycles`` (PettingZoo's name for ``max_ticks``) was dropped from the record, so the game it
+    cut replayed uncut and ``watch --replay`` refused the file ``--save-games`` had just written."""
+    spec = EnvSpec.resolve(_game(2), {"players": 3, "max_cycles": 10})
+    data, _ = _record(spec, "random", 0)
+    assert data["end"]["status"] == "truncated" and data["end"]["ticks"] == 10
+    assert data["options"]["max_ticks"] == 10 and "max_cycles" not in data["options"]
+    path = tmp_path / "cut.json"
+    path.write_text(R.dumps(data), encoding="utf-8")
+    assert R.replay(R.load(path)).status == "truncated"
+
+
+def test_numbers_beyond_a_float_and_flags_in_place_of_numbers_are_refused(good, tmp_path):
+    """An integer of 400 digits had ended the reader in a bare ``OverflowError``; ``false`` in place of
+    a recorded ``0`` had passed as the same outcome (``==`` takes the one for the other)."""
+    big = 10 ** 400
+    _refused({**good, "options": {**good["options"], "round_limit": big}}, tmp_path, "an integer beyond a float's range")
+    d = copy.deepcopy(good)
+    d["outcome"]["rounds"] = big
+    _refused(d, tmp_path, r"outcome must hold JSON values only; it holds an integer beyond a float's range")
+    d = copy.deepcopy(good)
+    d["end"]["returns"][good["agents"][0]] = big
+    _refused(d, tmp_path, r"end.returns\['player_0'\] must be a finite number")
+    _refused(R.dumps(good).replace('"outcome": {', '"outcome": {"x": 1e400, ', 1), tmp_path, "a non-finite number")
+    d = copy.deepcopy(good)
+    seat, key = next((a, k) for a, b in d["outcome"]["breakdown"].items() for k, v in b.items()
+                     if type(v) is int and v in (0, 1))
+    d["outcome"]["breakdown"][seat][key] = bool(d["outcome"]["breakdown"][seat][key])
+    _refused(d, tmp_path, "does not reproduce the recorded outcome")
+    p = _run("watch", "--replay", _refused({**good, "options": {**good["options"], "round_limit": big}}, tmp_path,
+                                           "beyond"), "--delay", "0", check=False)
+    assert p.returncode == 2 and len(p.stderr.strip().splitlines()) == 1 and "Traceback" not in p.stderr
+
+
+def test_options_the_env_refuses_together_and_odd_version_digits_are_replay_errors(good, tmp_path):
+    seats = len(good["agents"])
+    _refused({**good, "options": {**good["options"], "render_viewer": f"player_{seats}"}}, tmp_path,
+             rf"bad.json: options not valid for {good['env_id']}: .*render_viewer='player_{seats}' is not at this table")
+    game = R.game_name(good["env_id"])
+    for odd in ("01", "\u0661"):  # a leading zero, an Arabic-Indic digit one: not the version 1 they read as
+        _refused({**good, "env_id": f"{game}_v{odd}"}, tmp_path, "is not an env id <game>_vN")
+    with pytest.raises(R.ReplayError, match=r"is a directory; give one of its replay files: .*bad\.json"):
+        R.load(tmp_path)
