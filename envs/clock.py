@@ -51,6 +51,7 @@ from envs.core.inputs import MAX_GAMES, int_at_least, output_file_problem
 from envs.core.play import play_episode
 from envs.core.policy import RandomLegalPolicy
 from envs.core.stats import wilson
+from envs.core.tick_env import INTERFACE_OPTIONS
 
 #: The real-time games this command sweeps (the registry's ids without the version suffix).
 GAMES: tuple[str, ...] = ("wok_star", "frying_master")
@@ -487,6 +488,10 @@ def main(argv: list[str] | None = None) -> int:
         for key in (TEMPO_OPTION, TIMER_OPTION, PLAYERS_OPTION):
             if key in extra:
                 raise ClockError(f"--set {key}=...: the sweep sets {key} itself; use --{key.replace('_', '-')}")
+        for key in INTERFACE_OPTIONS:  # (render_mode="human" had drawn every tick inside the timing)
+            if key in extra:
+                raise ClockError(f"--set {key}=...: how the env talks, not the game; the clock measures the game "
+                                 f"alone; allowed: game options")
         known = {g: set(_spec(g).names()) for g in games}
         for k in extra:
             if not any(k in known[g] for g in games):

@@ -152,6 +152,14 @@ def _check_outputs(args) -> None:
             raise KitchenArenaError(f"{named[where]} and {option} both name {quoted(target)}: the second would "
                                     f"overwrite the first; give each output its own file")
         named[where] = option
+    save = getattr(args, "save_games", None)
+    if save is not None and not str(save).endswith(".jsonl"):  # a directory of one file per game (replay.is_jsonl)
+        inside = os.path.realpath(save) + os.sep
+        for where, option in named.items():
+            if option != "--save-games" and where.startswith(inside):
+                raise KitchenArenaError(f"{option} {quoted(getattr(args, option[2:]))} lies in the --save-games "
+                                        f"directory {quoted(save)}, where the saved games' files go (one could be "
+                                        f"overwritten); give it a place of its own")
 
 
 def _write_outputs(args, markdown: str, data: dict) -> None:
@@ -163,7 +171,7 @@ def _write_outputs(args, markdown: str, data: dict) -> None:
             Path(target).write_text(text, encoding="utf-8")
         except OSError as e:
             raise KitchenArenaError(f"--{flag} {target!r} could not be written: {e.strerror or e}") from e
-        print(f"wrote {target}")
+        print(f"wrote {printable(target)}")
 
 
 # ---------------------------------------------------------------------- commands
@@ -233,9 +241,19 @@ def cmd_evaluate(args) -> int:
     from training.policies import make_policy
     from training.trainer import run_evaluation, sweep_combinations
 
+    from training.policies import first_duplicate
+
     _check_outputs(args)
     spec = _env_spec(args, [args.policy] + list(args.against or []))
     sweep = _sweep(args.sweep)
+    both = [k for k in _kv(args.env_set, "--env-set") if k in sweep]
+    if both:
+        raise KitchenArenaError(f"{both[0]!r} is given by --env-set and swept by --sweep: the sweep would replace "
+                                f"the --env-set value; give it in one of them")
+    same = first_duplicate(args.against or [])
+    if same:
+        raise KitchenArenaError(f"--against lists one policy twice ({same[0]!r} and {same[1]!r}): its rows would be "
+                                f"the same games; list each once")
     combos = sweep_combinations(sweep) or [{}]
     specs = []
     for c in combos:
@@ -249,8 +267,10 @@ def cmd_evaluate(args) -> int:
     if not lineups:
         lineups = [None, "heuristic"] if cooperative else ["random", "heuristic"]
     # Before any game: every policy is built for the requested env (a damaged
-    # checkpoint, or one that cannot play it, is an error); with --sweep, each
-    # checkpoint must be intact and play at least one combination.
+    # checkpoint, or one that cannot play it, is an error); with --sweep, every
+    # checkpoint (a planner's too) must be intact, each line-up must play at least
+    # one combination, and every policy is built for each combination it plays
+    # (a combination a checkpoint cannot play is an n/a row).
     policies = list(dict.fromkeys([args.policy] + [o for o in lineups if o is not None]))
     if not sweep:
         for p in policies:
@@ -260,8 +280,17 @@ def cmd_evaluate(args) -> int:
         if all(misfits):
             raise KitchenArenaError(f"{args.policy} can play none of the --sweep combinations: "
                                     + "; ".join(dict.fromkeys(misfits)))
-        for p in policies[1:]:
-            checkpoint_fit_error([p], specs[0])  # intact (raises if not)
+        for o in lineups:
+            if o is None:
+                continue
+            why = [checkpoint_fit_error([args.policy, o], s) for s in specs]
+            if all(why):
+                raise KitchenArenaError(f"{args.policy} with {o} can play none of the --sweep combinations: "
+                                        + "; ".join(dict.fromkeys(why)))
+        for s, why in zip(specs, misfits):
+            for p in policies:
+                if why is None and checkpoint_fit_error([p], s) is None:
+                    make_policy(p, s)  # (a planner's options against this combination, before any game)
     extras = [x.strip() for x in (args.extras or "").split(",") if x.strip()]
     if args.extras is not None and not extras:
         raise KitchenArenaError(f"--extras {quoted(args.extras)} names no outcome() key; give keys separated by "
@@ -289,7 +318,14 @@ def cmd_crossplay(args) -> int:
     from training.policies import make_policy
     from training.trainer import run_evaluation
 
+    from training.policies import first_duplicate
+
     _check_outputs(args)
+    for flag, listed in (("the chefs", args.policies), ("--partners", args.partners or [])):
+        same = first_duplicate(listed)
+        if same:
+            raise KitchenArenaError(f"{flag} list one policy twice ({same[0]!r} and {same[1]!r}): its lines would "
+                                    f"be the same games; list each once")
     partners = list(args.partners or args.policies)
     spec = _env_spec(args, list(args.policies) + partners)
     if spec.kind != "cooperative":
@@ -426,9 +462,10 @@ def cmd_list(args) -> int:
     for e in envs.ENV_IDS:
         print(f"  {e:20s} {'present' if e in present else 'not present yet'}")
     cdir = Path(args.configs)
-    print(f"configs ({cdir}):")
+    print(f"configs ({printable(cdir)}):")
     if not cdir.is_dir():
-        print(f"  (no {cdir}/ in {Path.cwd()}: the project's configs are in its checkout; give --configs DIR)")
+        print(f"  (no {printable(cdir)}/ in {printable(Path.cwd())}: the project's configs are in its checkout; "
+              f"give --configs DIR)")
     for p in sorted(cdir.glob("*.yaml")) if cdir.is_dir() else []:
         try:
             data = yaml_load(inputs.read_text_file(p, p.name, KitchenArenaError, inputs.MAX_CONFIG_BYTES)) or {}
@@ -439,11 +476,12 @@ def cmd_list(args) -> int:
             env_id = f"invalid: {yaml_refusal(e)}"
         except OSError as e:  # a directory, a dangling link, no permission
             env_id = f"unreadable ({e.strerror or e})"
-        print(f"  {p.name:28s} {env_id}{'' if env_id in present else '  (env not present)'}")
+        print(f"  {printable(p.name):28s} {printable(env_id)}{'' if env_id in present else '  (env not present)'}")
     root = Path(args.checkpoints)
-    print(f"checkpoints ({root}):")
+    print(f"checkpoints ({printable(root)}):")
     if not root.is_dir():
-        print(f"  (no {root}/ in {Path.cwd()}: a run writes its checkpoints there; give --checkpoints DIR)")
+        print(f"  (no {printable(root)}/ in {printable(Path.cwd())}: a run writes its checkpoints there; give "
+              f"--checkpoints DIR)")
         return 0
     shipped: set[Path] = set()
     if (root / MANIFEST_FILE).is_file():
@@ -451,15 +489,19 @@ def cmd_list(args) -> int:
             shipped = {p.resolve() for p in shipped_checkpoints(root)}
         except CheckpointError as e:
             print(f"  (the list of shipped checkpoints is unreadable: {e})")
-    for meta_path in sorted(root.glob("*/*/metadata.json")):
+    found = sorted(root.glob("*/*/metadata.json"))
+    for meta_path in found:
         d = meta_path.parent
         try:
             m = read_metadata(d)
             state = "complete" if m.get("complete") else "partial"
             mark = ", shipped" if d.resolve() in shipped else ""
-            print(f"  {str(d):40s} {m['env_id']} {m['timesteps']:,} steps ({state}{mark})")
+            print(f"  {printable(d):40s} {m['env_id']} {m['timesteps']:,} steps ({state}{mark})")
         except CheckpointError as e:
-            print(f"  {str(d):40s} unreadable: {e}")
+            print(f"  {printable(d):40s} unreadable: {printable(e)}")
+    if not found and any(root.glob("*/metadata.json")):
+        print(f"  (none at {printable(root)}/<game>/<name>/: {printable(root)} holds checkpoints itself; "
+              f"give its parent, --checkpoints {printable(root.parent)})")
     return 0
 
 
@@ -695,9 +737,19 @@ def _os_error_text(e: OSError) -> str:
     return f"{e.strerror}: {' -> '.join(paths)}"
 
 
+#: options that name a file, a folder or an env: an empty value is refused (``--config ''`` had read
+#: the current directory, ``--env ''`` had been taken as not given, ``schema --update ''`` ignored)
+_NAMED_OPTIONS = {"config": "a config file", "replay": "a replay file", "env": "an env id", "update": "a doc file",
+                  "configs": "a directory", "checkpoints": "a directory"}
+
+
 def main(argv: list[str] | None = None) -> int:
     args = build_parser().parse_args(argv)
     try:
+        for name, what in _NAMED_OPTIONS.items():
+            value = getattr(args, name, None)
+            if isinstance(value, str) and not value.strip():
+                raise KitchenArenaError(f"--{name} is empty; give {what}")
         with _Warnings():
             return args.func(args)
     except KitchenArenaError as e:  # ConfigError, CheckpointError, EnvUnavailableError, bad specs

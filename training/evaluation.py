@@ -46,7 +46,7 @@ from envs.core.workers import WorkerError, die_with_parent, exit_on_sigterm, exi
 from training.checkpoints import CheckpointError, CheckpointWarning
 from training.replay import jsonable as _jsonable
 from training.envspec import EnvSpec
-from training.policies import ActorPolicy, PolicySpec, make_policy, parse_spec
+from training.policies import ActorPolicy, PolicySpec, make_policy, named_checkpoints, parse_spec
 from training.stats import mean_ci, wilson
 
 DEFAULT_GAMES = 200
@@ -269,16 +269,14 @@ def checkpoint_fit_error(specs: Sequence[str | None], env_spec: EnvSpec) -> str 
     from training.checkpoints import check_env, read_metadata, verify_file
 
     for s in specs:
-        if s is None or parse_spec(s).kind != "checkpoint":
-            continue
-        ps = parse_spec(s)
-        meta = verify_file(ps.path, read_metadata(ps.path))
-        try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore", CheckpointWarning)  # only the refusal matters here
-                check_env(meta, env_spec, f"checkpoint {ps.path!r}", ps.options.get("strict", False))
-        except CheckpointError as e:
-            return str(e)
+        for ps in ([] if s is None else named_checkpoints(s)):  # (a planner's rollout=checkpoint:DIR, ...)
+            meta = verify_file(ps.path, read_metadata(ps.path))
+            try:
+                with warnings.catch_warnings():
+                    warnings.simplefilter("ignore", CheckpointWarning)  # only the refusal matters here
+                    check_env(meta, env_spec, f"checkpoint {ps.path!r}", ps.options.get("strict", False))
+            except CheckpointError as e:
+                return str(e)
     return None
 
 

@@ -164,6 +164,25 @@ def parse_spec(text: str) -> PolicySpec:
     return PolicySpec("checkpoint", path, options, text=s)
 
 
+def named_checkpoints(text: str) -> list[PolicySpec]:
+    """The checkpoints a spec plays from: a ``checkpoint:`` spec itself, a planner's
+    ``rollout``/``others``/``play``/``value``/``drafters`` checkpoints (in that order), none else."""
+    ps = parse_spec(text)
+    if ps.kind == "checkpoint":
+        return [ps]
+    if ps.kind == "planner":
+        return [parse_spec(v) for k, v in ps.options.items()
+                if isinstance(v, str) and v.startswith("checkpoint:")]
+    return []
+
+
+def first_duplicate(specs) -> tuple[str, str] | None:
+    """The first two of ``specs`` (strings; None skipped) that are one policy (:attr:`PolicySpec.identity`)."""
+    parsed = [parse_spec(s) for s in specs if s is not None]
+    return next(((a.text, b.text) for i, a in enumerate(parsed) for b in parsed[i + 1:] if a.identity == b.identity),
+                None)
+
+
 _DOTTED = r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*"
 
 

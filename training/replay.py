@@ -337,6 +337,9 @@ class GameSaver:
             if t.exists() and not t.is_dir():
                 raise ReplayError(f"{flag} {str(t)!r} is a file; give a directory (one file per game) "
                                   f"or a name ending in .jsonl (one JSON-lines file)")
+            if t.suffix.lower() == ".json":  # (a directory of that name had been made)
+                raise ReplayError(f"{flag} {str(t)!r} names a .json file, one game's replay; give a directory (one "
+                                  f"file per game) or a name ending in .jsonl (every game in one JSON-lines file)")
             if t.is_dir() and any(t.iterdir()):
                 raise ReplayError(f"{flag} {str(t)!r} is not empty; give a new or empty directory")
             if not t.parent.is_dir():
@@ -374,7 +377,9 @@ class GameSaver:
                 if not self.files:
                     self.files.append(self.target)
             else:
-                p = self.target / f"{self.count:06d}_{data['env_id']}_seed{data['seed']}.json"
+                seed = str(data["seed"])  # (a seed of 300 digits had made a name the system refused)
+                seed = seed if len(seed) <= 40 else f"{seed[:20]}-{len(seed)}digits"
+                p = self.target / f"{self.count:06d}_{data['env_id']}_seed{seed}.json"
                 p.write_text(dumps(data), encoding="utf-8")
                 self.files.append(p)
         except OSError as e:
@@ -382,7 +387,8 @@ class GameSaver:
                               f"{e.strerror or e}") from e
 
     def summary(self) -> str:
-        where = f"{self.target} (JSON lines)" if is_jsonl(self.target) else f"{self.target}/ (one file per game)"
+        shown_target = printable(self.target)
+        where = f"{shown_target} (JSON lines)" if is_jsonl(self.target) else f"{shown_target}/ (one file per game)"
         return f"saved {self.count} game{'s' if self.count != 1 else ''} to {where}"
 
 

@@ -35,7 +35,7 @@ from envs.core.inputs import checked_games, checked_seed
 
 from training.envspec import EnvSpec
 from training.evaluation import GameRecord, play_games_parallel
-from training.policies import parse_spec
+from training.policies import first_duplicate, parse_spec
 from training.stats import bradley_terry_elo, wilson
 
 
@@ -127,9 +127,9 @@ def run_tournament(env_spec: EnvSpec, specs: Sequence[str], games: int = 200, se
     if len(specs) < 2:
         raise ConfigError("a tournament needs at least two policies")
     parsed = [parse_spec(s) for s in specs]
-    same = [(a.text, b.text) for i, a in enumerate(parsed) for b in parsed[i + 1:] if a.identity == b.identity]
+    same = first_duplicate(specs)
     if same:
-        raise ConfigError(f"the same policy is listed twice: {same[0][0]!r} and {same[0][1]!r}; list each once")
+        raise ConfigError(f"the same policy is listed twice: {same[0]!r} and {same[1]!r}; list each once")
     labels = [p.label for p in parsed]
     for i, lab in enumerate(labels):  # two policies under one label (checkpoints of one name elsewhere): their specs
         if labels.count(lab) > 1:

@@ -203,10 +203,9 @@ def int_at_least(low: int, high: int | None = None) -> Callable[[str], int]:
         if digits.isdecimal() and most and len(digits) > most:  # int() would refuse it as "not an integer"
             raise argparse.ArgumentTypeError(f"an integer of {len(digits):,} digits is not allowed; allowed: {allowed} "
                                              f"(at most {most:,} digits)")
-        try:
-            value = int(text)
-        except ValueError:
-            raise argparse.ArgumentTypeError(f"{quoted(text)} is not an integer; allowed: {allowed}") from None
+        if not (digits.isascii() and digits.isdigit()):  # (int() takes '١' and '1_000' too)
+            raise argparse.ArgumentTypeError(f"{quoted(text)} is not an integer; allowed: {allowed}")
+        value = int(t)
         if value < low or (high is not None and value > high):
             raise argparse.ArgumentTypeError(f"{shown(value)} is not allowed; allowed: {allowed}")
         return value
@@ -258,11 +257,13 @@ def output_file_problem(target: str, flag: str, parents_made: bool = False) -> s
     try:
         if p.is_dir():
             return f"{flag} {quoted(target)} is a directory; give a file name"
-        if not parents_made and not p.parent.is_dir():
-            return f"{flag} {quoted(target)}: the directory {quoted(p.parent)} does not exist"
+        if str(target).endswith(("/", os.sep)):  # (Path drops the slash: a file named without it was written)
+            return f"{flag} {quoted(target)} names a directory (it ends with '/'); give a file name"
         blocker = blocking_file(p.parent)  # the directories a command would make: no file in their way
         if blocker is not None:
             return f"{flag} {quoted(target)}: {quoted(blocker)} is a file, not a directory"
+        if not parents_made and not p.parent.is_dir():
+            return f"{flag} {quoted(target)}: the directory {quoted(p.parent)} does not exist"
         if p.exists() and not os.access(p, os.W_OK):
             return f"{flag} {quoted(target)}: the file cannot be written (no permission)"
         check_writable(p.parent)  # (a measurement had run, then failed to write)

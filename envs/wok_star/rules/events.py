@@ -257,27 +257,40 @@ def main(argv: list[str] | None = None) -> int:
     import argparse
     import json
 
+    from envs.core.inputs import MAX_GAMES, atomic_write_text, int_at_least, output_file_problem, run_main
+    from envs.wok_star.cards import load_data
+    from envs.wok_star.options import DIFFICULTIES, PLAYERS
+
+    keys = [e.key for e in load_data().events]
     p = argparse.ArgumentParser(prog="python -m envs.wok_star.rules.events",
                                 description="Measure each Event card's cost to the heuristic team.")
     p.add_argument("--measure", action="store_true", help="run the measurement (every card and no card)")
-    p.add_argument("--games", type=int, default=300, help="seeded games per arm (default 300)")
-    p.add_argument("--players", type=int, default=2)
-    p.add_argument("--difficulty", default="mild")
-    p.add_argument("--seed", type=int, default=0, help="first seed (default 0)")
-    p.add_argument("--event", action="append", help="only this card (repeatable; default: all 15)")
+    p.add_argument("--games", type=int_at_least(1, MAX_GAMES), default=300, help="seeded games per arm (default 300)")
+    p.add_argument("--players", type=int, choices=PLAYERS, default=2)
+    p.add_argument("--difficulty", choices=DIFFICULTIES, default="mild")
+    p.add_argument("--seed", type=int_at_least(0), default=0, help="first seed (default 0)")
+    p.add_argument("--event", action="append", choices=keys, metavar="KEY",
+                   help=f"only this card (repeatable; default: all {len(keys)}): {', '.join(keys)}")
     p.add_argument("--json", help="also write the rows as JSON to this path")
     args = p.parse_args(argv)
     if not args.measure:
         p.print_help()
         return 0
-    rows = measure(args.games, args.players, args.difficulty, args.seed, args.event)
-    print(f"{args.games} seeded games per arm (seeds {args.seed}-{args.seed + args.games - 1}), "
-          f"{args.players} players, {args.difficulty}, heuristic team, setup='team'\n")
-    print(table(rows))
-    if args.json:
-        with open(args.json, "w") as fh:
-            json.dump(rows, fh, indent=1)
-    return 0
+    if args.event and len(set(args.event)) != len(args.event):
+        p.error("--event: a card is given twice; give each once")
+    problem = None if args.json is None else output_file_problem(args.json, "--json")
+    if problem:  # (before the measurement: it had run whole, then failed to write)
+        p.error(problem)
+
+    def run() -> int:
+        rows = measure(args.games, args.players, args.difficulty, args.seed, args.event)
+        print(f"{args.games} seeded games per arm (seeds {args.seed}-{args.seed + args.games - 1}), "
+              f"{args.players} players, {args.difficulty}, heuristic team, setup='team'\n")
+        print(table(rows))
+        if args.json:
+            atomic_write_text(args.json, json.dumps(rows, indent=1) + "\n")
+        return 0
+    return run_main(run)
 
 
 if __name__ == "__main__":
