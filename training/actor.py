@@ -12,6 +12,7 @@ float32 rounding (a test checks it).
 from __future__ import annotations
 
 import re
+import zipfile
 from pathlib import Path
 from typing import Any
 
@@ -153,6 +154,11 @@ class NumpyActor:
         extra), float arrays of finite values, a known activation and a
         consistent shape chain; anything else is a ValueError saying what."""
         check_archive(path, Path(path).name, ValueError)
+        with zipfile.ZipFile(path) as zf:  # (a member of raw bytes had failed as "'bytes' object has no attribute")
+            odd = [n for n in zf.namelist() if not n.endswith(".npy")]
+        if odd:
+            raise ValueError(f"actor archive member {odd[0]!r} is not an .npy array; allowed: w0.npy, b0.npy, ..., "
+                             f"head_w.npy, head_b.npy, activation.npy")
         with np.load(path, allow_pickle=False) as z:
             files = list(z.files)
             n = len([k for k in files if _LAYER_KEY.fullmatch(k) and k.startswith("w")])

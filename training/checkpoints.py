@@ -43,6 +43,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import math
 import os
 import platform
 import re
@@ -342,7 +343,9 @@ def _check_structure(d: Path, meta: dict) -> None:
         if not ok:
             problems.append(f"{field} = {_short(meta, field)} (allowed: {allowed})")
 
-    need(isinstance(meta.get("env_id"), str) and bool(meta.get("env_id")), "env_id", "an env id")
+    need(_label(meta.get("env_id")), "env_id", "an env id")
+    need(_label(meta.get("package_version")), "package_version",
+         "the version of the package that wrote it, printable text of at most 100 characters")
     need(isinstance(meta.get("env_config"), dict), "env_config", "a mapping of env options")
     env_id = meta.get("env_id")
     if isinstance(env_id, str) and "env_version" in meta:
@@ -378,6 +381,12 @@ def _check_structure(d: Path, meta: dict) -> None:
              "actor_sha256", "64 lower-case hex digits")
     if problems:
         raise CheckpointError(f"{_where(d)}: {METADATA_FILE} is malformed: " + "; ".join(problems))
+
+
+def _label(x: Any) -> bool:
+    """A name a message shows: a non-empty printable string of at most 100 characters (an escape
+    sequence in a checkpoint's package_version had reached the terminal through a warning)."""
+    return isinstance(x, str) and 0 < len(x) <= 100 and x.isprintable()
 
 
 def _short(meta: dict, field: str) -> str:
@@ -535,7 +544,7 @@ def model_settings(meta: dict, where: str = "checkpoint") -> tuple[dict, dict]:
     pk = meta.get("policy_kwargs") or {"net_arch": hyper["net_arch"], "activation": hyper["activation"]}
     net_arch, activation = pk.get("net_arch"), pk.get("activation")
     if (not isinstance(net_arch, list) or not net_arch or not all(_is_int(h, 1) for h in net_arch)
-            or activation not in ACTIVATIONS or set(pk) - {"net_arch", "activation"}):
+            or not isinstance(activation, str) or activation not in ACTIVATIONS or set(pk) - {"net_arch", "activation"}):
         raise CheckpointError(f"{where}: metadata policy_kwargs {pk!r} is not allowed; allowed: "
                               f'{{"net_arch": a list of integers >= 1, "activation": one of {sorted(ACTIVATIONS)}}}')
     if [int(h) for h in hyper["net_arch"]] != net_arch or hyper["activation"] != activation:
@@ -583,13 +592,64 @@ def read_model_params(path: str | Path, device: str = "cpu", where: str = "check
     while stack:  # (NaN weights had loaded, and training then failed in torch); the optimizer's state too
         path, value, depth = stack.pop()
         if isinstance(value, torch.Tensor):
-            if value.is_floating_point() and not bool(torch.isfinite(value).all()):
+            if value.dtype not in (torch.float32, torch.float64):  # (int and bool weights had been cast silently)
+                raise CheckpointError(f"{where}: {name}: {path} holds {value.dtype} values; a checkpoint's "
+                                      f"weights and optimizer state are float32 (or float64) numbers")
+            if not bool(torch.isfinite(value).all()):
                 raise CheckpointError(f"{where}: {name}: {path} holds non-finite values (NaN or infinity); a "
                                       f"checkpoint's weights are finite numbers")
         elif isinstance(value, (dict, list, tuple)) and depth < 6:
             items = value.items() if isinstance(value, dict) else enumerate(value)
             stack.extend((f"{path}[{k!r}]", v, depth + 1) for k, v in items)
     return params
+
+
+def _check_optimizer(saved: Any, model: Any, where: str, name: str) -> None:
+    """The optimizer state of ``model.zip`` fits the optimizer the metadata rebuilds (``model``'s, still
+    fresh): the same settings but the learning rate (its schedule sets it each update), the same
+    parameters, and per parameter Adam's ``step`` (a count >= 0), ``exp_avg`` and ``exp_avg_sq`` (>= 0)
+    of that parameter's shape. The file's settings had replaced the metadata's (``maximize``: gradient
+    ascent), and states of another shape or sign had loaded, then failed or turned the weights to NaN
+    at the first update."""
+    import torch
+
+    def refuse(what: str) -> CheckpointError:
+        return CheckpointError(f"{where}: {name}: the optimizer state {what}")
+
+    ref = model.policy.optimizer.state_dict()
+    if not isinstance(saved, dict) or set(saved) != {"state", "param_groups"}:
+        raise refuse("is not {'state': ..., 'param_groups': [...]}")
+    groups, state = saved["param_groups"], saved["state"]
+    if not isinstance(groups, list) or len(groups) != len(ref["param_groups"]):
+        raise refuse(f"has {len(groups) if isinstance(groups, list) else '?'} parameter groups; the optimizer the "
+                     f"metadata describes has {len(ref['param_groups'])}")
+    shapes = [tuple(p.shape) for p in model.policy.parameters()]
+    for g, r in zip(groups, ref["param_groups"]):
+        if not isinstance(g, dict) or set(g) - set(r):
+            raise refuse(f"has settings {sorted(set(g) - set(r)) if isinstance(g, dict) else g!r} that "
+                         f"{type(model.policy.optimizer).__name__} does not have")
+        for k in set(g) & set(r) - {"lr", "initial_lr"}:
+            if g[k] != r[k]:
+                raise refuse(f"sets {k}={g[k]!r} where the metadata's hyperparameters give {r[k]!r}")
+        if not (isinstance(g.get("lr"), (int, float)) and not isinstance(g["lr"], bool) and math.isfinite(g["lr"])):
+            raise refuse(f"sets lr={g.get('lr')!r}; allowed: a finite number (the schedule sets it each update; a "
+                         f"linear one ends a hair below 0)")
+    if not isinstance(state, dict) or not set(state) <= set(range(len(shapes))):
+        raise refuse(f"is kept for parameters {sorted(state, key=str) if isinstance(state, dict) else state!r}; "
+                     f"allowed: indices 0..{len(shapes) - 1}")
+    for i, st in state.items():
+        if not isinstance(st, dict) or set(st) != {"step", "exp_avg", "exp_avg_sq"}:
+            raise refuse(f"of parameter {i} holds {sorted(st) if isinstance(st, dict) else st!r}; allowed: "
+                         f"exactly step, exp_avg, exp_avg_sq (Adam's)")
+        step = st["step"]
+        if not isinstance(step, torch.Tensor) or step.shape != () or float(step) < 0 or float(step) != int(step):
+            raise refuse(f"of parameter {i}: step {step!r}; allowed: a count of updates >= 0")
+        for k in ("exp_avg", "exp_avg_sq"):
+            if not isinstance(st[k], torch.Tensor) or tuple(st[k].shape) != shapes[i]:
+                raise refuse(f"of parameter {i}: {k} of shape {tuple(getattr(st[k], 'shape', ()))}; allowed: the "
+                             f"parameter's shape {shapes[i]}")
+        if bool((st["exp_avg_sq"] < 0).any()):
+            raise refuse(f"of parameter {i}: exp_avg_sq holds negative values; a mean of squares is >= 0")
 
 
 def _check_widths(params: dict, arch: dict, where: str, name: str) -> None:
@@ -624,19 +684,28 @@ def load_checkpoint(directory: str | Path, env_spec: EnvSpec | None = None, stri
         hint = " (an RLlib checkpoint: train or resume it with --backend rllib)" if meta["algorithm"] == "rllib-ppo" else ""
         raise CheckpointError(f"{where}: algorithm {meta['algorithm']!r} is not supported; allowed: 'MaskablePPO'{hint}")
     if env_spec is None:
-        env_spec = EnvSpec.resolve(meta["env_id"], _trained_options(meta))
+        env_spec = _trained_spec(meta, where)
     check_env(meta, env_spec, where, strict)
     hyper, arch = model_settings(meta, where)
     counters = _counters(meta, where)
+    if meta.get("actor_file"):  # the network the export was written from is the one the metadata describes
+        try:  # (an activation edited in metadata.json had rebuilt tanh weights as relu, and trained them)
+            actor = _read_actor(d, meta, arch, where)
+        except CheckpointError:
+            actor = None  # a damaged export: acting refuses it; resuming reads the tensors, and saves a new one
+        if actor is not None:
+            _expect_actor(actor, meta, arch, where)
     params = read_model_params(d / meta["model_file"], device, where)
     _check_widths(params, arch, where, meta["model_file"])
     model = build_model(hyper, arch, env_spec, bool(meta["observation"].get("normalized", True)),
                         seed=meta.get("seed"), device=device, env=env, where=where)
+    _check_optimizer(params["policy.optimizer"], model, where, meta["model_file"])
     try:
         model.set_parameters(params, exact_match=True, device=device)
     except Exception as e:  # noqa: BLE001 - shapes or names that do not fit the network
+        said = " ".join(str(e).split())  # (the names that differ are on the message's later lines)
         raise CheckpointError(f"{where}: {meta['model_file']} does not fit the network the metadata describes "
-                              f"({arch}): {type(e).__name__}: {first_line(e)}") from e
+                              f"({arch}): {type(e).__name__}: {said[:600]}") from e
     model.num_timesteps = counters["num_timesteps"]
     model._n_updates = counters["n_updates"]
     model._episode_num = counters["episode_num"]
@@ -688,19 +757,49 @@ def load_actor(directory: str | Path, env_spec: EnvSpec | None = None, strict: b
             f"never {meta['model_file']}; write one with training.checkpoints.export_actor({str(d)!r})")
     verify_file(d, meta)
     if env_spec is None:
-        env_spec = trained_env_spec(meta)
+        env_spec = _trained_spec(meta, where)
     check_env(meta, env_spec, where, strict)
+    _, arch = model_settings(meta, where)
+    actor = _read_actor(d, meta, arch, where)
+    _expect_actor(actor, meta, arch, where)
+    return actor, meta
+
+
+def _trained_spec(meta: dict, where: str) -> EnvSpec:
+    """:func:`trained_env_spec`, an env id or options this checkout does not have named as the checkpoint's."""
+    from envs.core.errors import ConfigError
+
     try:
-        actor = NumpyActor.load_npz(d / meta["actor_file"])
+        return trained_env_spec(meta)
+    except ConfigError as e:
+        raise CheckpointError(f"{where}: {METADATA_FILE} env_id/env_config: {e}") from e
+
+
+def _read_actor(d: Path, meta: dict, arch: dict, where: str):
+    """The actor export (its hash verified by the caller). Its archive may hold no more than the arrays
+    of the network the metadata describes, in float64: a small file that inflated to 1 GiB of declared
+    arrays had been read whole before the refusal."""
+    from training.actor import NumpyActor
+
+    path = d / meta["actor_file"]
+    sizes = [meta["observation"]["policy_shape"][0], *arch["net_arch"], meta["action_space"]["n"]]
+    floats = sum(a * b + b for a, b in zip(sizes, sizes[1:]))
+    check_archive(path, f"{where}: {meta['actor_file']}", CheckpointError,
+                  max_bytes=8 * floats + 1024 * (2 * len(sizes) + 2), max_members=2 * len(sizes) + 1)
+    try:
+        actor = NumpyActor.load_npz(path)
     except Exception as e:  # noqa: BLE001
         raise CheckpointError(f"{where}: {meta['actor_file']} does not load: {type(e).__name__}: {e}") from e
-    _, arch = model_settings(meta, where)
+    return actor
+
+
+def _expect_actor(actor: Any, meta: dict, arch: dict, where: str) -> None:
+    """The actor is the network the metadata describes: input and action sizes, widths, activation."""
     try:
         actor.expect(meta["observation"]["policy_shape"][0], meta["action_space"]["n"], arch["net_arch"],
                      ACTIVATIONS[arch["activation"]])
     except ValueError as e:
         raise CheckpointError(f"{where}: {meta['actor_file']}: {e} (from metadata.json)") from e
-    return actor, meta
 
 
 def export_actor(directory: str | Path, device: str = "cpu") -> dict:

@@ -24,6 +24,8 @@ def read_curve(path: Path) -> list[tuple]:
     file is read row by row, up to :data:`MAX_CURVE_BYTES` (a large one had taken 36 times its size
     in memory)."""
     if not path.is_file():
+        if path.exists() or path.is_symlink():  # (a directory had read as "no curve", and failed after training)
+            raise ValueError(f"{path} is not a regular file; a learning curve is a CSV file")
         return []
     size = path.stat().st_size
     if size > MAX_CURVE_BYTES:

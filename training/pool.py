@@ -44,15 +44,20 @@ class SnapshotStore:
         where, refuse = f"self-play pool {str(path)!r}", lambda m: CheckpointError(f"{m}; {allowed}")
         data = loads_json(read_text_file(path, where, refuse), where, refuse)
         entries = data.get("snapshots") if isinstance(data, dict) and data.get("format") == POOL_FORMAT \
-            and data.get("format_version") == 1 else None
+            and type(data.get("format_version")) is int and data["format_version"] == 1 else None  # (true, 1.0 had passed)
         if not isinstance(entries, list):
             raise CheckpointError(f"self-play pool {str(path)!r} is not a {POOL_FORMAT} index; {allowed}")
         for e in entries:
             name = e.get("file") if isinstance(e, dict) else None
             m = _SNAPSHOT.fullmatch(name) if isinstance(name, str) else None
-            if (m is None or set(e) != {"file", "timesteps", "sha256"} or e["timesteps"] != int(m.group(1))
+            if (m is None or set(e) != {"file", "timesteps", "sha256"} or type(e["timesteps"]) is not int
+                    or e["timesteps"] != int(m.group(1))
                     or not isinstance(e["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", e["sha256"])):
                 raise CheckpointError(f"self-play pool {str(path)!r}: entry {e!r} is not allowed; {allowed}")
+        files = [e["file"] for e in entries]
+        if len(set(files)) != len(files):  # (one snapshot had been loaded into the pool twice)
+            twice = next(f for f in files if files.count(f) > 1)
+            raise CheckpointError(f"self-play pool {str(path)!r}: {twice!r} is listed twice; {allowed}")
         return entries
 
     def _load(self, entry: dict) -> NumpyActor:

@@ -554,6 +554,14 @@ def load_module_state(directory: str | Path, meta: dict, module: Any) -> dict:
         diff = sorted(set(want) ^ set(have)) or sorted(k for k in want if want[k] != have[k])
         raise ck.CheckpointError(f"checkpoint {str(d)!r}: {meta['model_file']} does not fit the module the config "
                                  f"builds (differing entries: {diff[:4]}); resume with the same algorithm section")
+    want_types = {k: v.dtype for k, v in module.state_dict().items()}
+    for k, v in arrays.items():  # (NaN, 1e300 in float64, int, bool and complex arrays had loaded)
+        if v.dtype.kind != "f" or str(v.dtype) != str(want_types[k]).removeprefix("torch."):
+            raise ck.CheckpointError(f"checkpoint {str(d)!r}: {meta['model_file']}: {k!r} holds {v.dtype} values; "
+                                     f"allowed: {str(want_types[k]).removeprefix('torch.')}, as the module's")
+        if not np.isfinite(v).all():
+            raise ck.CheckpointError(f"checkpoint {str(d)!r}: {meta['model_file']}: {k!r} holds non-finite values "
+                                     f"(NaN or infinity); a checkpoint's weights are finite numbers")
     return {k: torch.as_tensor(v) for k, v in arrays.items()}
 
 

@@ -442,9 +442,18 @@ def _check_zip(z: zipfile.ZipFile, where: str, max_bytes: int, max_members: int,
             raise _Refusal(f"{where}: members that decompress to more than {_mib(max_bytes)} (member "
                            f"{info.filename!r} alone: {info.file_size:,} bytes) are not allowed; allowed: at most "
                            f"{_mib(max_bytes)} in all")
+    names = [info.filename for info in infos]
+    if len(set(names)) != len(names):  # (a reader takes one of them: which one is the zip library's choice)
+        twice = next(n for n in names if names.count(n) > 1)
+        raise _Refusal(f"{where}: member {twice!r} is in the archive twice; allowed: each member once")
     for info in infos:
         name = info.filename
-        if name.endswith(".npy"):
+        if not name.endswith(".npy") and info.file_size >= 6:
+            with z.open(info) as f:
+                npy = f.read(6) == b"\x93NUMPY"  # (numpy reads an array from a member of any name)
+        else:
+            npy = name.endswith(".npy")
+        if npy:
             with z.open(info) as f:
                 try:
                     declared = _npy_bytes(f)
