@@ -146,6 +146,20 @@ def test_rounds_repeat_with_a_new_mode_and_the_mode_card_stays_out():
     assert eng.completed == {a: [] for a in eng.agents} and eng.play_tick == 0
 
 
+@pytest.mark.parametrize("seed", range(12))
+def test_a_drawn_mode_is_never_one_already_played(seed):
+    """Four rounds of a 4-player match (a different chef takes each round's Gold Spatula, so nobody
+    wins): four different Stir-Fry Modes, whatever the seed (one seed had passed by chance)."""
+    eng = in_play(seed=seed, players=4, mode="drawn")
+    modes = [eng.mode]
+    for r in range(3):
+        eng.completed[eng.agents[r]] = _done(SOUP)
+        _end_round_now(eng)
+        assert not eng.done
+        modes.append(eng.mode)
+    assert len(set(modes)) == 4, modes
+
+
 def test_first_to_two_gold_spatulas_wins_the_match():
     eng = in_play(players=3)
     eng.gold = {"chef_0": 1, "chef_1": 1, "chef_2": 0}

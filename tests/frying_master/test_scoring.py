@@ -27,12 +27,20 @@ def test_disliked_ingredient_costs_one_point_each():
     fried_rice = CAT.plates[P("Fried Rice")]  # rice + any meat + any vegetable; dislikes fish, onion
     s = _score(fried_rice, ["rice", "fish", "onion"])
     assert s.valid and s.disliked == 2 and s.score == fried_rice.flavour - 2
+    # each card: two onions on Buddha's Delight (three of any vegetable; dislikes onion) cost 2 points
+    buddha = CAT.plates[P("Buddha's Delight")]
+    s = _score(buddha, ["onion", "onion", "carrot"])
+    assert s.valid and s.disliked == 2 and s.score == buddha.flavour - 2
 
 
 def test_wrong_ingredient_scores_zero():
     s = _score(KUNG_PAO, ["chicken", "carrot", "garlic"])  # garlic where chili is required
     assert not s.valid and s.score == 0
     s = _score(KUNG_PAO, ["pork", "carrot", "chili"])  # pork where chicken is required
+    assert not s.valid and s.score == 0
+    s = _score(KUNG_PAO, ["chicken", "beef", "chili"])  # a meat in the "any vegetable" slot
+    assert not s.valid and s.score == 0
+    s = _score(KUNG_PAO, ["carrot", "chili"])  # the chicken missing, the rest right
     assert not s.valid and s.score == 0
 
 

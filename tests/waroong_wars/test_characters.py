@@ -32,6 +32,18 @@ def test_bu_prasojo_may_take_an_extra_customer_after_a_menu_of_5_or_6_ingredient
     assert eng.pending is None and eng.customers[0] == customer_counts(primadona=1, boyband=1, foodies=1)
 
 
+def test_bu_prasojo_gets_no_extra_customer_after_a_menu_of_4_ingredients():
+    """"when you cook a Menu with 5 or 6 Ingredients": not 4 (the tests had tried 5, 6 and 2)."""
+    eng = _with_character("bu_prasojo")
+    set_display(eng, ["Nasi Pecel", "Tempe Penyet", "Lontong Balap", "Sate Klopo", "Nasi Rawon", "Rujak Soto"])
+    eng.hands[0] = counts(rice=1, meat=2, spice=1)
+    eng.customer_deck = [KIND["foodies"], KIND["boyband"]]
+    eng.invalidate_masks()
+    act(eng, 0, cook_action(eng, 4))  # Nasi Rawon: 4 ingredients
+    assert eng.pending is None and eng.customers[0] == customer_counts(boyband=1)
+    assert eng.customer_deck == [KIND["foodies"]]
+
+
 def test_bu_prasojo_may_decline():
     eng = _with_character("bu_prasojo")
     set_display(eng, ["Nasi Pecel", "Tempe Penyet", "Lontong Balap", "Sate Klopo", "Sego Tempong", "Rujak Soto"])

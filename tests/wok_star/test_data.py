@@ -156,3 +156,33 @@ def rules_table():
     from envs.wok_star.actions import build_action_table
 
     return build_action_table(2)
+
+
+def _doc_table(header: str) -> list[list[str]]:
+    """The rows of the docs/wok_star.md table under ``header`` (its cells, stripped)."""
+    from pathlib import Path
+
+    text = (Path(__file__).resolve().parents[2] / "docs" / "wok_star.md").read_text(encoding="utf-8")
+    rows = []
+    for line in text.split(header + "\n", 1)[1].splitlines()[1:]:  # (after the |---| line)
+        if not line.startswith("|"):
+            break
+        rows.append([c.strip() for c in line.strip().strip("|").split("|")])
+    return rows
+
+
+def test_the_reconstructed_recipes_and_ingredients_are_the_docs_tables():
+    """The reconstructed card values as docs/wok_star.md prints them, every one: a changed income or
+    method amount in the data had been caught only by the golden digests."""
+    data = load_data()
+    recipes = _doc_table("| recipe | price | ingredients | Regular customers pay |")
+    assert [r[0] for r in recipes] == [x.name for x in data.recipes]
+    for row, rec in zip(recipes, data.recipes):
+        assert row[1:] == [f"${rec.price}", ", ".join(data.ingredients[i].name for i in rec.ingredients),
+                           ", ".join(f"${v}" for v in rec.regular_incomes)], rec.key
+    methods = _doc_table("| ingredient | 1 (open) | 2 (open) | 3 (1st upgrade) | 4 (2nd upgrade, needs another "
+                         "chef's die) |")
+    assert [r[0] for r in methods] == [x.name for x in data.ingredients]
+    for row, ing in zip(methods, data.ingredients):
+        assert [m.foreign for m in ing.methods] == [False, False, False, True], ing.key
+        assert row[1:] == [m.text().replace(" +other chef", "") for m in ing.methods], ing.key

@@ -98,6 +98,23 @@ def test_walk_ins_shuffle_two_coupons_into_the_regular_deck():
     assert sum(DATA.customers[c].coupon for c in eng.deck if c < 60) == 2
 
 
+def test_walk_ins_shuffle_the_coupons_in_rather_than_put_them_on_top():
+    """"Shuffle 2 random Coupon customers ... into the Regular deck": over twelve generators the
+    Coupons land at many depths, not always the next two cards."""
+    import numpy as np
+
+    depths = set()
+    eng0 = engine(0, players=3, events=True)
+    key = DATA.recipes[next(r for r, h in enumerate(eng0.recipe_holder) if h >= 0)].key
+    for s in range(12):
+        eng = _table(deck=[regular(key, 1 + k % 3) for k in range(8)])
+        eng.rng = np.random.default_rng(s)
+        _reveal(eng, "walk_ins")
+        assert len(eng.deck) == 10
+        depths |= {len(eng.deck) - 1 - k for k, c in enumerate(eng.deck) if c < 60 and DATA.customers[c].coupon}
+    assert len(depths) > 5 and max(depths) >= 5
+
+
 def test_impatient_crowd_takes_ten_seconds_of_sand_from_the_next_customer_too():
     """v1: the timer flipped when the card leaves loses the crowd's 10 s as well (v0 refilled it: no cost)."""
     eng = _table(timers=(25, 4))

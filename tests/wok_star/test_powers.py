@@ -89,6 +89,23 @@ def test_auntie_seats_the_customer_again_later():
     assert eng.current == nxt and old in eng.deck and eng.power_used[0]
 
 
+def test_auntie_shuffles_the_customer_back_rather_than_putting_it_next():
+    """"shuffle this customer back into the Regular deck": over twelve generators the customer lands
+    at many depths, not always on top."""
+    import numpy as np
+
+    depths = set()
+    eng0 = engine(0, players=3, powers=True)
+    key = DATA.recipes[next(r for r, h in enumerate(eng0.recipe_holder) if h >= 0)].key
+    for s in range(12):
+        eng = _with(["auntie", "lily", "mama"], deck=[regular(key, 1 + k % 3) for k in range(8)])
+        eng.rng = np.random.default_rng(s)
+        old = eng.current
+        step(eng, {0: ("auntie_reseat", {})})
+        depths.add(len(eng.deck) - 1 - eng.deck.index(old))
+    assert len(depths) > 3 and max(depths) >= 3
+
+
 def test_powers_are_masked_without_the_optional_rule_or_for_other_characters():
     eng = engine(0, players=3, powers=False)
     assert "not in play" in eng.why_illegal("chef_0", a(eng, "mama_reroll"))
