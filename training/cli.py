@@ -678,9 +678,9 @@ def build_parser() -> argparse.ArgumentParser:
     b.add_argument("--set", action="append", default=[], metavar="KEY=VALUE")
     b.add_argument("--workers", type=_counts, default=[1, 2],
                    help="comma-separated counts of processes stepping copies (default 1,2)")
-    b.add_argument("--timesteps", type=int_at_least(1), default=20_000,
+    b.add_argument("--timesteps", type=int_at_least(1, 10 ** 9), default=20_000,
                    help="learner steps per measurement (rounded up to whole rollouts: n_steps x learner slots)")
-    b.add_argument("--repeat", type=int_at_least(1), default=1,
+    b.add_argument("--repeat", type=int_at_least(1, 1000), default=1,
                    help="measure each count this many times, interleaved")
     b.set_defaults(func=cmd_bench)
 

@@ -62,7 +62,7 @@ def measure(env_id: str, seconds: float = 1.0, sims: int = 16) -> dict:
 
 def main(argv=None) -> int:
     ap = argparse.ArgumentParser(prog="python -m tests.search.speed", description=__doc__.splitlines()[0])
-    ap.add_argument("--seconds", type=seconds(), default=1.0, help="seconds per clone / determinisation rate")
+    ap.add_argument("--seconds", type=seconds(most=3600), default=1.0, help="seconds per clone / determinisation rate")
     ap.add_argument("--sims", type=int_at_least(1, 10 ** 7), default=16,
                     help="simulations per timed decision (at most 10,000,000, the planner's own bound)")
     ap.add_argument("--env", action="append", choices=envs.ENV_IDS, help="env id (repeatable; default: all)")

@@ -141,3 +141,18 @@ def test_a_saved_game_of_a_huge_seed_gets_a_file_name_the_system_takes(tmp_path)
     saver.add({"env_id": WOK, "seed": 10 ** 300})
     (name,) = [p.name for p in (tmp_path / "games").iterdir()]
     assert name == f"000001_{WOK}_seed{'1' + '0' * 19}-301digits.json"
+
+
+def test_measurement_counts_have_an_upper_bound(capsys):
+    """``bench --timesteps 10**26`` and ``tests.search.speed --seconds 1e300`` had started measuring for
+    ever (the header announced 10**26 steps)."""
+    from tests.search.speed import main as speed_main
+
+    for argv, said in ((["bench", "--timesteps", str(10 ** 26)], "<= 1000000000"),
+                       (["bench", "--repeat", str(10 ** 26)], "<= 1000")):
+        with pytest.raises(SystemExit) as e:
+            main(argv)
+        assert e.value.code == 2 and said in capsys.readouterr().err
+    with pytest.raises(SystemExit) as e:
+        speed_main(["--seconds", "1e300"])
+    assert e.value.code == 2 and "<= 3600" in capsys.readouterr().err
