@@ -68,6 +68,29 @@ def test_determinisations_vary_with_the_seed_and_repeat_for_it(env_id):
     assert len({repr(d["state"]) for d in draws}) > 1, "the hidden parts must be re-sampled"
 
 
+def test_the_hidden_orders_and_choices_are_drawn_anew_for_each_world():
+    """What the viewer cannot see is shuffled, not laid out in a fixed order: Wok Star's deck order and
+    which unseen Coupons are in it; Frying Master's face-down cards of each category that holds two
+    kinds or more (mutants that skipped one shuffle kept every other test passing)."""
+    det = determinizer("wok_star_v1")
+    env, states = positions("wok_star_v1", {"players": 2, "difficulty": "medium"}, seed=3, count=8)
+    eng = next(e for e in states if 0 < e.public_view(e.agents[0]).table["coupons_in_deck"]
+               < len(e.coupons) + e.public_view(e.agents[0]).table["coupons_in_deck"])
+    worlds = [det(eng, eng.agents[0], make_rng(s)) for s in range(10)]
+    coupon = eng.data.customers
+    regular = [tuple(c for c in w.deck if c < len(coupon) and not coupon[c].coupon) for w in worlds]
+    assert len(set(regular)) > 1  # the same cards, in another order
+    assert len({frozenset(c for c in w.deck if c < len(coupon) and coupon[c].coupon) for w in worlds}) > 1
+    det = determinizer("frying_master_v1")
+    env, states = positions("frying_master_v1", {"players": 4, "mode": "drawn", "serve_rule": "any_food"}, seed=3,
+                            count=4)
+    eng = states[-1]
+    viewer = deciders(eng)[0]
+    worlds = [det(eng, viewer, make_rng(s)).table.down for s in range(10)]
+    mixed = [c for c, d in enumerate(eng.table.down) if len(set(d)) > 1]
+    assert mixed and all(len({tuple(w[c]) for w in worlds}) > 1 for c in mixed)
+
+
 def test_waroong_wars_drafter_remembers_its_own_picks_and_nothing_else():
     from envs.waroong_wars.determinize import remembered_picks
 

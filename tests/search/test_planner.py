@@ -250,6 +250,9 @@ def test_rule_t_asks_more_of_a_gain_seen_on_few_worlds_and_the_same_on_many():
     assert choose([base, gain], 1.5, "z") == 1 and choose([base, gain], 1.5, "t") == 1
     weaker = [0.5 + 0.03, 0.4 + 0.0, 0.6 + 0.06]  # +0.03 a world, se 0.0173: 1.73 standard errors
     assert choose([base, weaker], 1.5, "z") == 1 and choose([base, weaker], 1.5, "t") == 0
+    # 2.42 standard errors: under 2 degrees of freedom' 2.45, over 3 degrees' 2.04 (k - 1, not k)
+    between = [0.5 + 0.035, 0.4 + 0.01, 0.6 + 0.06]
+    assert choose([base, between], 1.5, "z") == 1 and choose([base, between], 1.5, "t") == 0
     rng = np.random.default_rng(0)
     many_base = rng.random(400)
     many = many_base + 0.01 + rng.normal(0, 0.05, 400)
@@ -271,6 +274,34 @@ def test_ucb1_opens_arms_progressively_and_tries_each_once():
         w[j] += 1.0 if j == 2 else 0.1
     assert picks[0] == 0 and picks[1] == 1 and picks[4] == 2 and max(picks[:4]) <= 1
     assert n[2] == max(n)  # the best arm is played most once open
+    # exploration: an arm tried once (mean 0.5) is tried again before a tenth visit of one at 0.6
+    assert Planner._select(np.array([10.0, 1.0]), np.array([6.0, 0.5]), 11) == 1
+
+
+def _searched_state(env_id: str):
+    spec, env, eng = _play_until(env_id, {}, 3, lambda e: any(len(e.legal_actions(a)) > 1 for a in e.live_agents())
+                                 and e.tick > 5)
+    agent = next(a for a in eng.live_agents() if len(eng.legal_actions(a)) > 1)
+    return spec, env, eng, agent
+
+
+def test_the_worlds_of_a_decision_are_exactly_samples_determinisations():
+    """``samples=2`` with 40 simulations: two determinisations, each replayed (a mutant drew a third)."""
+    spec, env, eng, agent = _searched_state("waroong_wars_v1")
+    pol = make_policy("planner?sims=40&samples=2&arms=all", spec, seed=0)
+    real, calls = pol.planner.determinize, []
+    pol.planner.determinize = lambda *a, **k: calls.append(1) or real(*a, **k)
+    pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+    assert pol.planner.stats["simulations"] == 40 and len(calls) == 2
+
+
+def test_an_integer_horizon_values_each_simulation_that_many_ticks_after_its_move():
+    spec, env, eng, agent = _searched_state("frying_master_v1")
+    pol = make_policy("planner?sims=6&samples=2&arms=all&horizon=5", spec, seed=0)
+    real, ticks = pol.planner._worth, []
+    pol.planner._worth = lambda sim, out, who: ticks.append((sim.tick, sim.done)) or real(sim, out, who)
+    pol.act({"action_mask": eng.action_mask(agent)}, agent, env)
+    assert len(ticks) == 6 and all(t == eng.tick + 1 + 5 or done for t, done in ticks), (eng.tick, ticks)
 
 
 def test_a_time_budget_stops_on_the_clock():
