@@ -172,3 +172,17 @@ def test_an_integer_outside_int64_is_refused_naming_it():
                                          r"9223372036854775807"):
         observer.observe([0, 1], engines, obs, masks)
     assert (obs == -7).all() and (masks == -7).all()
+
+
+@pytest.mark.parametrize("table_up, table_down", [({}, ("rice",)), ({"beef": 1}, ()), ({}, ())])
+def test_the_batch_masks_at_sparse_tables_equal_each_games(table_up, table_down):
+    """Stir needs any card, either side up, in the batch path too: a batch mask that read the face-up
+    side only had passed every test (random play never leaves face-down cards alone on the table)."""
+    from tests.frying_master.helpers import in_play
+
+    for kw in (dict(players=2, mode="mixed"), dict(players=3, mode="teppanyaki")):
+        eng = in_play(table_up=table_up, table_down=table_down, plates={"chef_0": "Fried Rice"}, **kw)
+        encoder = FryingMasterEncoder(eng.config)
+        _, masks = check_batch(encoder.batch_observer(1), encoder, [eng])
+        rows = masks.reshape(-1, masks.shape[-1])
+        assert all(bool(r[eng.ix.stir[0]]) == bool(table_up or table_down) for r in rows[:len(eng.agents)])

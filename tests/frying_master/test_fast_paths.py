@@ -211,3 +211,27 @@ def test_one_mask_request_fills_every_chefs_mask_and_masks_are_read_only(kw):
             assert not mask.flags.writeable
             with pytest.raises(ValueError):
                 mask[0] = 0
+
+
+def test_the_spatulas_in_play_follow_a_round_that_has_fewer():
+    """Teppanyaki gives each chef a second spatula and the next round's mode takes it away: the
+    incremental observation must clear the field, not keep the old round's 1s (a mutant that left it
+    stale was caught only by a golden digest)."""
+    from envs.frying_master.heuristic import decide
+
+    for seed in range(200):
+        env = frying_master_v1.parallel_env(players=2, mode="drawn")
+        obs, _ = env.reset(seed=seed)
+        eng = env.unwrapped.engine
+        if eng.cat.modes[eng.mode].id == "teppanyaki":
+            break
+    else:
+        raise AssertionError("no seed deals Teppanyaki first")
+    enc = env.unwrapped.encoder
+    rounds = set()
+    while env.agents and eng.round_no < 3:
+        obs, *_ = env.step({a: decide(eng.public_view(a)) for a in env.agents})
+        rounds.add((eng.round_no, eng.cat.modes[eng.mode].id))
+        for agent in eng.agents:
+            np.testing.assert_array_equal(env.observe(agent)["observation"], reference_observation(enc, eng, agent))
+    assert (1, "teppanyaki") in rounds and any(r == 2 and m != "teppanyaki" for r, m in rounds), rounds

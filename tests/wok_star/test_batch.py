@@ -252,3 +252,19 @@ def test_a_value_that_is_no_integer_is_refused_before_anything_is_written():
     """Money set by hand to 12.5: the records go through ``bytes`` or int64, so the batch refuses
     it with a ValueError naming the value (int64 would have truncated it to 12); nothing is written."""
     _refused_with("money", 12.5, r"holds 12\.5 where the observation reads .*; allowed: integers")
+
+
+def test_lateness_is_read_against_the_patience_where_it_differs_from_the_timers():
+    """``late`` is the ticks a customer has waited past both timers over the patience (``P``): with the
+    default 30 s of both, a field divided by the timer's length (``T``) had passed every test. 12 s of
+    patience against 30 s timers, played until a customer waits late, in both paths."""
+    encoder, observer, engines, rng = _games(3, 5, players=2, patience_seconds=12.0)
+    assert all(e.P != e.T for e in engines)
+    late = 0
+    for _ in range(400):
+        check_batch(observer, encoder, engines)  # each game's own observation equals the batch's
+        late += sum(e.late_ticks > 0 for e in engines)
+        if late >= 3 or all(e.done for e in engines):
+            break
+        _step(engines, rng, random_share=0.6)
+    assert late >= 3, "no customer waited past the timers"
