@@ -172,6 +172,19 @@ def test_first_to_two_gold_spatulas_wins_the_match():
     assert out["rounds"] == 1 and eng.live_agents() == []
 
 
+def test_a_load_on_a_spatula_is_discarded_at_times_up_also_when_the_match_ends():
+    """"Any ingredients still on the spatula must be discarded": at the last round's end too, where no
+    next round's setup empties the spatulas (a mutant that kept the loads was caught only by a
+    snapshot check)."""
+    eng = in_play(players=3)
+    eng.gold = {"chef_0": 1, "chef_1": 1, "chef_2": 0}
+    eng.loads["chef_2"][0] = [F("carrot"), F("onion")]
+    eng.completed["chef_1"] = _done(SOUP)
+    _end_round_now(eng)
+    assert eng.done and eng.loads["chef_2"] == [[] for _ in range(eng.S)]
+    assert eng.history[-1]["discarded_from_spatulas"]["chef_2"] == 2
+
+
 def test_simultaneous_winners_share_the_victory():
     eng = in_play(players=3, mode="casual")
     eng.gold = {"chef_0": 1, "chef_1": 1, "chef_2": 1}
