@@ -238,10 +238,8 @@ def _train_rllib(args, address: str | None) -> int:
 
 def cmd_evaluate(args) -> int:
     from training.evaluation import checkpoint_fit_error, markdown_table, outcome_extras, summary_json
-    from training.policies import make_policy
+    from training.policies import first_duplicate, make_policy
     from training.trainer import run_evaluation, sweep_combinations
-
-    from training.policies import first_duplicate
 
     _check_outputs(args)
     spec = _env_spec(args, [args.policy] + list(args.against or []))
@@ -315,10 +313,8 @@ def cmd_evaluate(args) -> int:
 
 def cmd_crossplay(args) -> int:
     from training.evaluation import crossplay_markdown, summary_json
-    from training.policies import make_policy
+    from training.policies import first_duplicate, make_policy
     from training.trainer import run_evaluation
-
-    from training.policies import first_duplicate
 
     _check_outputs(args)
     for flag, listed in (("the chefs", args.policies), ("--partners", args.partners or [])):
