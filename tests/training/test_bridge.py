@@ -597,3 +597,35 @@ def test_the_bridge_refuses_copy_and_pickle(toy_registry):
         venv.step(np.zeros(venv.num_envs, dtype=np.int64))
     finally:
         venv.close()
+
+
+def test_copies_never_seeded_deal_games_of_their_own(toy_registry):
+    """A copy that ``seed()`` never reached derives its seed from the run seed and its index: copies that
+    had all taken the run seed alone dealt one game in every slot."""
+    venv = make_venv(options={"players": 2}, copies=3)
+    try:
+        venv.reset()
+        group = venv._backends[0].group  # (one worker: every copy in this process)
+        games = [repr(env.unwrapped.engine.to_dict()) for env in group.batch.envs]
+        assert len(games) == 3 and len(set(games)) == 3
+    finally:
+        venv.close()
+
+
+def test_a_win_bonus_and_a_loss_penalty_come_only_with_a_game_that_ends_not_one_cut(toy_registry):
+    """``RewardRule``: the bonus and the penalty are the game's result; a truncated episode (max_ticks)
+    has none, and had been given the loss penalty."""
+    plain = make_venv(options={"players": 2, "max_ticks": 3}, copies=1, others={"random": 1})
+    ruled = make_venv(options={"players": 2, "max_ticks": 3}, copies=1, others={"random": 1},
+                      reward=RewardRule("own", 1.0, win_bonus=5.0, loss_penalty=3.0))
+    try:
+        plain.reset()
+        ruled.reset()
+        for _ in range(3):
+            _, r1, d1, i1 = plain.step(np.array([0]))
+            _, r2, d2, i2 = ruled.step(np.array([0]))
+            np.testing.assert_array_equal(r1, r2)
+        assert d2[0] and i2[0]["TimeLimit.truncated"]
+    finally:
+        plain.close()
+        ruled.close()

@@ -951,3 +951,52 @@ def test_a_seed_too_long_to_print_is_refused_naming_its_size():
         seeds_for(-10 ** 5000, 2)
     with pytest.raises(ValueError, match=r"seed <an integer of \d+ bits> for game 1 is not allowed"):
         seeds_for([0, -10 ** 5000], 2)
+
+
+@pytest.mark.parametrize("form", ["in-process", "process"])
+def test_every_array_returned_stays_as_it_was_returned(form):
+    """Observations, masks and a finished game's final arrays are the caller's own. Kept from one call,
+    they had been overwritten by the next: the in-process step's arrays, the process form's reset
+    arrays and its final arrays were views of buffers that the next step writes."""
+    kwargs = {"players": 2, "max_ticks": 4}
+    venv = BatchedEnv("frying_master_v1", 2, kwargs) if form == "in-process" else \
+        ProcessBatchedEnv("frying_master_v1", 2, workers=2, env_kwargs=kwargs)
+    try:
+        rng = np.random.default_rng(0)
+        obs, masks, _ = venv.reset(seed=0)
+        kept = [(obs, obs.copy()), (masks, masks.copy())]
+        ends = 0
+        for _ in range(13):
+            obs, masks, *_, infos = venv.step(random_legal_actions(rng, masks))
+            kept += [(obs, obs.copy()), (masks, masks.copy())]
+            for info in infos:
+                for key in ("final_observation", "final_action_mask"):
+                    if key in info:
+                        kept.append((info[key], info[key].copy()))
+                        ends += 1
+        assert ends >= 8  # every game ended three times at least
+        for array, copy in kept:
+            np.testing.assert_array_equal(array, copy)
+    finally:
+        venv.close()
+
+
+@pytest.mark.parametrize("infos", ["compact", "verbose"])  # the fast path and the reference path
+def test_episode_returns_count_each_episode_from_its_own_start(infos):
+    """After an auto-reset the next episode's return starts at 0 (the running sum had carried the
+    earlier episodes' rewards on: 1.0 reported as 2.0 from the second episode)."""
+    venv = BatchedEnv("wok_star_v1", 2, {"players": 2, "max_ticks": 40, "infos": infos})  # income as it comes
+    rng = np.random.default_rng(0)
+    venv.reset(seed=0)
+    totals = [0.0, 0.0]
+    episodes = [0, 0]
+    earned = 0
+    while min(episodes) < 3:
+        _, _, rewards, term, trunc, step_infos = venv.step(venv.random_actions(rng))
+        for i in range(2):
+            totals[i] = totals[i] + rewards[i]
+            if (term[i] | trunc[i]).any():
+                np.testing.assert_allclose(step_infos[i]["episode_return"], totals[i])
+                earned += bool(np.any(totals[i]))
+                totals[i], episodes[i] = 0.0, episodes[i] + 1
+    assert earned >= 2, "episodes with rewards, else a return carried over would read 0 all the same"
