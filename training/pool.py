@@ -16,7 +16,7 @@ import re
 import warnings
 from pathlib import Path
 
-from envs.core.inputs import loads_json, read_text_file
+from envs.core.inputs import first_repeated, loads_json, read_text_file
 
 from training.actor import NumpyActor
 
@@ -54,9 +54,8 @@ class SnapshotStore:
                     or e["timesteps"] != int(m.group(1))
                     or not isinstance(e["sha256"], str) or not re.fullmatch(r"[0-9a-f]{64}", e["sha256"])):
                 raise CheckpointError(f"self-play pool {str(path)!r}: entry {e!r} is not allowed; {allowed}")
-        files = [e["file"] for e in entries]
-        if len(set(files)) != len(files):  # (one snapshot had been loaded into the pool twice)
-            twice = next(f for f in files if files.count(f) > 1)
+        twice = first_repeated(e["file"] for e in entries)
+        if twice is not None:  # (one snapshot had been loaded into the pool twice)
             raise CheckpointError(f"self-play pool {str(path)!r}: {twice!r} is listed twice; {allowed}")
         return entries
 

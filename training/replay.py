@@ -678,9 +678,9 @@ def _read(path: str | os.PathLike) -> str:
     if not p.is_file():
         why = "is a directory" if p.is_dir() else "is not a regular file" if p.exists() else "no such file"
         if p.is_dir():
-            files = sorted(f.name for f in p.iterdir() if f.suffix in (".json", ".jsonl") and f.is_file())[:3]
-            why += ("; give one of its replay files: " + ", ".join(repr(str(p / f)) for f in files) +
-                    (", ..." if len(files) == 3 else "")) if files else "; give a replay file (.json or .jsonl)"
+            files = sorted(f.name for f in p.iterdir() if f.suffix in (".json", ".jsonl") and f.is_file())
+            why += ("; give one of its replay files: " + ", ".join(repr(str(p / f)) for f in files[:3]) +
+                    (", ..." if len(files) > 3 else "")) if files else "; give a replay file (.json or .jsonl)"
         raise ReplayError(f"replay {str(p)!r}: {why}")
     if p.stat().st_size > MAX_FILE_BYTES:
         raise ReplayError(f"replay {str(p)!r}: {p.stat().st_size} bytes; the largest replay file read is "

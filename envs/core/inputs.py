@@ -46,7 +46,7 @@ import sys
 import tempfile
 import zipfile
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any, Callable, Iterable
 
 import numpy as np
 
@@ -272,6 +272,16 @@ def output_file_problem(target: str, flag: str, parents_made: bool = False) -> s
     return None
 
 
+def first_repeated(items: Iterable[Any]) -> Any:
+    """The first item of ``items`` met a second time (hashable items), or None."""
+    seen: set = set()
+    for x in items:
+        if x in seen:
+            return x
+        seen.add(x)
+    return None
+
+
 def first_line(error: BaseException) -> str:
     """An error's first line, for a one-line message ("" for one without a message, as a
     ``KeyboardInterrupt``)."""
@@ -442,9 +452,8 @@ def _check_zip(z: zipfile.ZipFile, where: str, max_bytes: int, max_members: int,
             raise _Refusal(f"{where}: members that decompress to more than {_mib(max_bytes)} (member "
                            f"{info.filename!r} alone: {info.file_size:,} bytes) are not allowed; allowed: at most "
                            f"{_mib(max_bytes)} in all")
-    names = [info.filename for info in infos]
-    if len(set(names)) != len(names):  # (a reader takes one of them: which one is the zip library's choice)
-        twice = next(n for n in names if names.count(n) > 1)
+    twice = first_repeated(info.filename for info in infos)
+    if twice is not None:  # (a reader takes one of them: which one is the zip library's choice)
         raise _Refusal(f"{where}: member {twice!r} is in the archive twice; allowed: each member once")
     for info in infos:
         name = info.filename

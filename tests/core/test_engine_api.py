@@ -80,7 +80,7 @@ def test_an_engine_deep_copies_and_pickles_after_its_public_view_was_read(env_id
             e.step(dict(joint))
     for c in copies:
         assert json.dumps(c.to_dict(), sort_keys=True) == json.dumps(eng.to_dict(), sort_keys=True)
-        assert [c.public_view(a) is not None for a in c.agents]
+        assert all(c.public_view(a) is not None for a in c.agents)
 
 
 @pytest.mark.parametrize("env_id", envs.ENV_IDS)

@@ -298,3 +298,11 @@ def test_checked_number_names_what_is_allowed_for_every_bad_value():
         with pytest.raises(ValueError, match=rf"{re.escape(says)}.* is not allowed; allowed: a finite number > 0 "
                                              r"and <= 5"):
             checked_number(bad, "x", 0, 5, low_exclusive=True)
+
+
+def test_first_repeated_names_the_first_item_met_twice():
+    from envs.core.inputs import first_repeated
+
+    assert first_repeated(["a", "b", "c"]) is None and first_repeated([]) is None
+    assert first_repeated(["a", "b", "b", "a"]) == "b"
+    assert first_repeated(iter([3, 1, 3])) == 3

@@ -559,3 +559,11 @@ def test_options_the_env_refuses_together_and_odd_version_digits_are_replay_erro
         _refused({**good, "env_id": f"{game}_v{odd}"}, tmp_path, "is not an env id <game>_vN")
     with pytest.raises(R.ReplayError, match=r"is a directory; give one of its replay files: .*bad\.json"):
         R.load(tmp_path)
+    for name in ("b.json", "c.jsonl"):  # three files: all named, no "..."
+        (tmp_path / name).write_text("{}")
+    with pytest.raises(R.ReplayError) as e:
+        R.load(tmp_path)
+    assert str(e.value).count(".json") == 3 and "..." not in str(e.value)
+    (tmp_path / "d.json").write_text("{}")
+    with pytest.raises(R.ReplayError, match=r"c\.jsonl', \.\.\.$"):
+        R.load(tmp_path)
